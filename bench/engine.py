@@ -1,0 +1,95 @@
+"""Complete 6-player random games per second: our engine beside coupml 0.1.1.
+
+Random legal play for both: pick a player who may decide, then one of their legal
+decisions, uniformly. Run: `python bench/engine.py [--seconds S] [--rounds R]`
+(coupml comes with `pip install -e '.[bench]'`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from tgbot.engine import Game
+
+PLAYERS = 6
+
+
+def ours(driver: random.Random) -> int:
+    """Play one game on our engine; return the number of decisions."""
+    game, _ = Game.new(list(range(1, PLAYERS + 1)), driver.getrandbits(64))
+    decisions = 0
+    while not game.over:
+        player = driver.choice(game.awaiting().players)
+        game.apply(player, driver.choice(game.legal_decisions(player)))
+        decisions += 1
+    return decisions
+
+
+class _NumpyLikeRandom:
+    """The two calls coupml makes on its numpy RandomState, served by random.Random."""
+
+    def __init__(self, driver: random.Random) -> None:
+        self._driver = driver
+
+    def choice(self, items: object) -> object:
+        if isinstance(items, int):
+            return self._driver.randrange(items)
+        return self._driver.choice(list(items))  # type: ignore[call-overload]
+
+    def shuffle(self, items: list) -> None:
+        self._driver.shuffle(items)
+
+
+def coupml_game(driver: random.Random) -> int:
+    """Play one game on coupml; it has one player to act at a time."""
+    from coupml import Coup
+
+    game = Coup(PLAYERS, _NumpyLikeRandom(driver))
+    game.init_game()
+    decisions = 0
+    while not game.is_game_over():
+        game.play_action(driver.choice(game.get_legal_actions()))
+        decisions += 1
+    return decisions
+
+
+def measure(play: Callable[[random.Random], int], seconds: float, seed: int) -> tuple[float, float]:
+    """Return (games per second, microseconds per decision) over about `seconds`."""
+    driver = random.Random(seed)
+    games = decisions = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        decisions += play(driver)
+        games += 1
+    return games / elapsed, elapsed / decisions * 1e6
+
+
+def main() -> None:
+    """Alternate the two engines for a few rounds and print the medians and the ratio."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()} {platform.processor() or ''} cpus={os.cpu_count()}")
+    print(f"python: {platform.python_implementation()} {platform.python_version()}")
+    results: dict[str, list[tuple[float, float]]] = {"ours": [], "coupml": []}
+    for r in range(args.rounds):
+        results["ours"].append(measure(ours, args.seconds, seed=r))
+        results["coupml"].append(measure(coupml_game, args.seconds, seed=r))
+    medians = {}
+    for name, runs in results.items():
+        gps = statistics.median(g for g, _ in runs)
+        usd = statistics.median(u for _, u in runs)
+        medians[name] = gps
+        print(f"{name:7s} {gps:8.0f} games/s  {usd:6.1f} us/decision  (median of {len(runs)})")
+    print(f"ratio ours/coupml: {medians['ours'] / medians['coupml']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Property tests: random legal play over many seeds keeps every invariant of RULES.md."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import fields
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tgbot.engine import Game, game_from_dict, game_to_dict, view_of
+from tgbot.engine.events import (
+    CardRevealed,
+    CardReplaced,
+    CardsDealt,
+    ClaimProven,
+    Event,
+    ExchangeDrawn,
+    ExchangeKept,
+)
+
+from .helpers import check_invariants
+
+MAX_STEPS = 3000
+PRIVATE_TYPES = (CardsDealt, CardReplaced, ExchangeDrawn, ExchangeKept)
+
+Step = tuple[Any, ...]
+
+
+def play_random(players: int, seed: int, driver_seed: int, check: bool = True) -> tuple:
+    """Play one game with random legal decisions, timeouts and leaves; check every step."""
+    driver = random.Random(driver_seed)
+    game, events = Game.new(list(range(100, 100 + players)), seed)
+    log: list[Step] = []
+    all_events: list[Event] = list(events)
+    for _ in range(MAX_STEPS):
+        if game.over:
+            break
+        before = game.version
+        roll = driver.random()
+        if roll < 0.05:
+            step: Step = ("timeout",)
+            events = game.apply_timeout()
+        elif roll < 0.06:
+            pid = driver.choice([p.id for p in game.alive_players()])
+            step = ("leave", pid)
+            events = game.leave(pid)
+        else:
+            pid = driver.choice(game.awaiting().players)
+            decision = driver.choice(game.legal_decisions(pid))
+            step = ("apply", pid, decision)
+            events = game.apply(pid, decision)
+        log.append(step)
+        all_events += events
+        assert game.version == before + 1
+        if check:
+            check_step(game, events)
+    assert game.over, "a game must end"
+    return game, log, all_events
+
+
+def check_step(game: Game, events: list[Event]) -> None:
+    check_invariants(game)
+    data = game_to_dict(game)
+    assert json.loads(json.dumps(data)) == data
+    restored = game_from_dict(data)
+    assert game_to_dict(restored) == data
+    for pid in (p.id for p in game.players):
+        assert restored.legal_decisions(pid) == game.legal_decisions(pid)
+    assert restored.awaiting() == game.awaiting()
+    for event in events:
+        check_event_privacy(game, event)
+    for p in game.players:
+        check_view(game, p.id)
+    check_view(game, None)
+    waiting = game.awaiting()
+    if not game.over:
+        assert waiting.players, "someone must always be awaited"
+        for pid in waiting.players:
+            assert game.player(pid).hidden and game.legal_decisions(pid)
+
+
+def check_event_privacy(game: Game, event: Event) -> None:
+    if isinstance(event, PRIVATE_TYPES):
+        assert event.recipient == event.player
+        assert game.has_player(event.recipient)
+    else:
+        assert event.recipient is None
+        # A public event names a card only when it is face up or shown to win a challenge.
+        assert isinstance(event, (CardRevealed, ClaimProven)) or not any(
+            f.name in ("cards", "drawn", "kept", "shown") for f in fields(event)
+        )
+
+
+def check_view(game: Game, viewer: int | None) -> None:
+    view = view_of(game, viewer)
+    assert {f.name for f in fields(view.seats[0])} == {"id", "coins", "revealed", "cards_down"}
+    for seat in view.seats:
+        p = game.player(seat.id)
+        assert seat.cards_down == len(p.hidden) and seat.revealed == tuple(p.revealed)
+    if viewer is None:
+        assert view.my_cards == () and view.exchange_drawn == ()
+    else:
+        assert view.my_cards == tuple(game.player(viewer).hidden)
+        if view.exchange_drawn:
+            assert game.turn.actor == viewer
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    players=st.integers(min_value=2, max_value=6),
+    seed=st.integers(min_value=0, max_value=2**64 - 1),
+    driver_seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_random_games_keep_every_invariant(players: int, seed: int, driver_seed: int) -> None:
+    play_random(players, seed, driver_seed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.integers(min_value=2, max_value=6),
+    seed=st.integers(min_value=0, max_value=2**64 - 1),
+    driver_seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_replaying_seed_and_decisions_gives_the_same_game(
+    players: int, seed: int, driver_seed: int
+) -> None:
+    game, log, events = play_random(players, seed, driver_seed, check=False)
+    replay, replay_events = Game.new(list(range(100, 100 + players)), seed)
+    for step in log:
+        if step[0] == "timeout":
+            replay_events += replay.apply_timeout()
+        elif step[0] == "leave":
+            replay_events += replay.leave(step[1])
+        else:
+            replay_events += replay.apply(step[1], step[2])
+    assert replay_events == events
+    assert game_to_dict(replay) == game_to_dict(game)
+
+
+def test_a_thousand_seeded_games_all_end() -> None:
+    winners = set()
+    for seed in range(1000):
+        game, _, _ = play_random(6, seed, seed, check=False)
+        winners.add(game.winner)
+    assert len(winners) == 6
+
+
+def test_clone_is_independent() -> None:
+    game, _ = Game.new([1, 2, 3], seed=9)
+    copy = game.clone()
+    actor = game.awaiting().players[0]
+    game.apply(actor, game.legal_decisions(actor)[0])
+    assert game_to_dict(copy) != game_to_dict(game)
+    assert copy.version == game.version - 1

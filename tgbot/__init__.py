@@ -1,0 +1,1 @@
+"""A Telegram bot for playing Coup in Georgian-speaking groups."""

@@ -1,0 +1,49 @@
+"""The `coup-bot` command: run the bot, or simulate games without Telegram."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from .simulation import simulate
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coup-bot", description="Coup for Telegram groups")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("run", help="run the bot (the default)")
+    sim = sub.add_parser("simulate", help="play random games without Telegram")
+    sim.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N")
+    sim.add_argument("--games", type=int, default=100, metavar="K")
+    sim.add_argument("--seed", type=int, default=1, metavar="S")
+    sim.add_argument("--log", action="store_true", help="print the first game's public log")
+    return parser
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """Play the games and print a summary (and optionally one game's public log)."""
+    started = time.perf_counter()
+    summary, first = simulate(args.players, args.games, args.seed)
+    elapsed = time.perf_counter() - started
+    if args.log and first is not None:
+        for event in first.events:
+            if event.recipient is None:
+                print(event)
+        print()
+    print(f"games: {summary.games}")
+    print(f"decisions: {summary.decisions}")
+    wins = ", ".join(f"{seat}: {summary.wins_by_seat[seat]}" for seat in range(1, args.players + 1))
+    print(f"wins by seat: {wins}")
+    print(f"elapsed: {elapsed:.3f} s")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `coup-bot` and `python -m tgbot`."""
+    args = _parser().parse_args(argv)
+    if args.command == "simulate":
+        return run_simulate(args)
+    print("coup-bot: the Telegram bot is not built yet; try `coup-bot simulate`", file=sys.stderr)
+    return 2

@@ -1,0 +1,255 @@
+"""Language-neutral events: each public, or private to exactly one player.
+
+Events are values: nothing changes them after the engine emits them. They are not frozen
+dataclasses only because creating frozen ones costs three times as much.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+from .cards import Action, Character
+from .decisions import DecisionKind
+
+
+@dataclass(slots=True)
+class Event:
+    """Base of all events. `recipient` is None for public events."""
+
+    private: ClassVar[bool] = False
+
+    @property
+    def recipient(self) -> int | None:
+        """The one player a private event is for; None when everyone may see it."""
+        return None
+
+    @property
+    def kind(self) -> str:
+        """A stable name for the event type."""
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the event as a JSON-safe dict."""
+        data = asdict(self)
+        for key, value in data.items():
+            if isinstance(value, tuple):
+                data[key] = list(value)
+        return {"type": self.kind, **data}
+
+
+@dataclass(slots=True)
+class PrivateEvent(Event):
+    """An event only `player` may see."""
+
+    private: ClassVar[bool] = True
+    player: int
+
+    @property
+    def recipient(self) -> int | None:
+        """The owner of the private information."""
+        return self.player
+
+
+# ---- public events -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class GameStarted(Event):
+    """Seats in order, everyone's starting coins, the first player."""
+
+    seats: tuple[int, ...]
+    coins: tuple[int, ...]
+    first: int
+
+
+@dataclass(slots=True)
+class TurnStarted(Event):
+    """It is `player`'s turn; `must_coup` when they hold 10 or more coins."""
+
+    player: int
+    must_coup: bool
+
+
+@dataclass(slots=True)
+class ActionDeclared(Event):
+    """`actor` declares `action` (on `target`), paying `cost`, claiming `claim`."""
+
+    actor: int
+    action: Action
+    target: int | None
+    claim: Character | None
+    cost: int
+
+
+@dataclass(slots=True)
+class ResponsePassed(Event):
+    """`player` lets the claim or action on the table stand."""
+
+    player: int
+
+
+@dataclass(slots=True)
+class ChallengeDeclared(Event):
+    """`challenger` doubts that `claimant` holds `character`."""
+
+    challenger: int
+    claimant: int
+    character: Character
+
+
+@dataclass(slots=True)
+class ClaimProven(Event):
+    """`claimant` showed `character`: the challenger loses influence; the card is replaced."""
+
+    claimant: int
+    character: Character
+    challenger: int
+
+
+@dataclass(slots=True)
+class ClaimFailed(Event):
+    """`claimant` could not show `character`: they lose influence."""
+
+    claimant: int
+    character: Character
+    challenger: int
+
+
+@dataclass(slots=True)
+class BlockDeclared(Event):
+    """`blocker` blocks `actor`'s `action`, claiming `character`."""
+
+    blocker: int
+    character: Character
+    actor: int
+    action: Action
+
+
+@dataclass(slots=True)
+class ActionBlocked(Event):
+    """The block stood: `actor`'s `action` fails."""
+
+    actor: int
+    action: Action
+    blocker: int
+    character: Character
+
+
+@dataclass(slots=True)
+class CoinsRefunded(Event):
+    """A failed claim gives its paid cost back to `player`."""
+
+    player: int
+    amount: int
+
+
+@dataclass(slots=True)
+class ActionResolved(Event):
+    """`actor`'s `action` took effect; `amount` coins moved (0 for card actions)."""
+
+    actor: int
+    action: Action
+    target: int | None
+    amount: int
+
+
+@dataclass(slots=True)
+class ActionFizzled(Event):
+    """`actor`'s `action` has no effect because its target is already out."""
+
+    actor: int
+    action: Action
+    target: int | None
+
+
+@dataclass(slots=True)
+class CardRevealed(Event):
+    """`player` turned `character` face up (lost one influence)."""
+
+    player: int
+    character: Character
+
+
+@dataclass(slots=True)
+class PlayerEliminated(Event):
+    """`player` has no face-down card left; `coins` went back to the treasury."""
+
+    player: int
+    coins: int
+
+
+@dataclass(slots=True)
+class ExchangeCompleted(Event):
+    """`actor` finished an exchange and shuffled the rest back into the deck."""
+
+    actor: int
+
+
+@dataclass(slots=True)
+class DecisionTimedOut(Event):
+    """`player` did not decide in time; the default for `decision` applied."""
+
+    player: int
+    decision: DecisionKind
+
+
+@dataclass(slots=True)
+class PlayerLeft(Event):
+    """`player` left (or was removed after `afk` timed-out turns in a row)."""
+
+    player: int
+    afk: bool
+
+
+@dataclass(slots=True)
+class GameEnded(Event):
+    """The game is over and `winner` won."""
+
+    winner: int
+
+
+# ---- private events ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class CardsDealt(PrivateEvent):
+    """`player`'s two starting cards."""
+
+    cards: tuple[Character, ...]
+
+
+@dataclass(slots=True)
+class CardReplaced(PrivateEvent):
+    """After proving a claim, `player` shuffled `shown` back and drew `drawn`."""
+
+    shown: Character
+    drawn: Character
+
+
+@dataclass(slots=True)
+class ExchangeDrawn(PrivateEvent):
+    """The cards `player` drew for an exchange."""
+
+    drawn: tuple[Character, ...]
+
+
+@dataclass(slots=True)
+class ExchangeKept(PrivateEvent):
+    """The cards `player` kept after an exchange."""
+
+    kept: tuple[Character, ...]
+
+
+def event_types() -> list[type[Event]]:
+    """Return every concrete event type."""
+    return [
+        cls
+        for cls in globals().values()
+        if isinstance(cls, type) and issubclass(cls, Event) and cls not in (Event, PrivateEvent)
+    ]
+
+
+def event_field_names(cls: type[Event]) -> list[str]:
+    """Return the data fields of an event type."""
+    return [f.name for f in fields(cls)]
