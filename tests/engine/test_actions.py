@@ -41,8 +41,8 @@ def test_seating_and_first_player_come_from_the_seed() -> None:
     seatings = {tuple(p.id for p in Game.new([1, 2, 3, 4], seed=s)[0].players) for s in range(30)}
     firsts = {Game.new([1, 2, 3, 4], seed=s)[0].turn.actor for s in range(30)}
     assert len(seatings) > 5 and firsts == {1, 2, 3, 4}
-    again = Game.new([1, 2, 3, 4], seed=5)[0]
-    assert [p.hidden for p in again.players] == [p.hidden for p in Game.new([1, 2, 3, 4], 5)[0].players]
+    once, twice = Game.new([1, 2, 3, 4], seed=5)[0], Game.new([1, 2, 3, 4], seed=5)[0]
+    assert [p.hidden for p in once.players] == [p.hidden for p in twice.players]
 
 
 def test_two_player_first_player_takes_one_coin() -> None:

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tgbot.engine import Game, game_from_dict, game_to_dict, view_of
 from tgbot.engine.events import (
-    CardRevealed,
     CardReplaced,
+    CardRevealed,
     CardsDealt,
     ClaimProven,
     Event,

@@ -48,6 +48,8 @@ from .rng import GameRandom
 
 DEFAULT_AFK_LIMIT = 2
 _UNTARGETED = tuple(take(a) for a, spec in ACTIONS.items() if not spec.targeted)
+
+
 def _card_order(cards: tuple[Character, ...]) -> list[int]:
     return [CHARACTER_ORDER[c] for c in cards]
 
