@@ -50,6 +50,16 @@ DEFAULT_AFK_LIMIT = 2
 _UNTARGETED = tuple(take(a) for a, spec in ACTIONS.items() if not spec.targeted)
 
 
+_KIND_OF: dict[type, DecisionKind] = {
+    TakeAction: DecisionKind.TURN,
+    Pass: DecisionKind.RESPONSE,
+    Challenge: DecisionKind.RESPONSE,
+    Block: DecisionKind.RESPONSE,
+    LoseCard: DecisionKind.LOSE_CARD,
+    KeepCards: DecisionKind.EXCHANGE,
+}
+
+
 def _card_order(cards: tuple[Character, ...]) -> list[int]:
     return [CHARACTER_ORDER[c] for c in cards]
 
@@ -114,6 +124,7 @@ class Game:
     """
 
     __slots__ = (
+        "_awaiting",
         "_by_id",
         "_seat",
         "_someone_out",
@@ -155,6 +166,8 @@ class Game:
         self.afk_limit = afk_limit
         self.winner = winner
         self._someone_out = False  # set by an elimination, read once by _advance
+        # Derived from the state above; kept current by _commit() after every change.
+        self._awaiting = self._compute_awaiting()
 
     # ---- setup ---------------------------------------------------------------------
 
@@ -265,44 +278,40 @@ class Game:
 
     def awaiting(self) -> Awaiting:
         """Who must decide now, and the kind of decision (which sets the deadline)."""
-        kind, players = self._awaited_kind()
-        window = _WINDOWS.get(self.phase) if kind is DecisionKind.RESPONSE else None
-        return Awaiting(kind, tuple(players), window)
+        return self._awaiting
 
-    def _awaited_kind(self) -> tuple[DecisionKind | None, list[int]]:
+    def _compute_awaiting(self) -> Awaiting:
         phase = self.phase
         if phase is Phase.OVER:
-            return None, []
+            return Awaiting(None, ())
         if self.losses:
-            return DecisionKind.LOSE_CARD, [self.losses[0]]
+            return Awaiting(DecisionKind.LOSE_CARD, (self.losses[0],))
         if phase is Phase.TURN:
-            return DecisionKind.TURN, [self.turn.actor]
+            return Awaiting(DecisionKind.TURN, (self.turn.actor,))
         if phase is Phase.EXCHANGE:
-            return DecisionKind.EXCHANGE, [self.turn.actor]
-        return DecisionKind.RESPONSE, self._responders()
+            return Awaiting(DecisionKind.EXCHANGE, (self.turn.actor,))
+        return Awaiting(DecisionKind.RESPONSE, tuple(self._responders()), _WINDOWS[phase])
+
+    def _commit(self) -> None:
+        """Close a change: bump the version and note who is awaited next."""
+        self.version += 1
+        self._awaiting = self._compute_awaiting()
 
     def legal_decisions(self, player_id: int) -> list[Decision]:
         """Every decision `player_id` may take now (empty when it is not theirs to take)."""
-        if self.phase is Phase.OVER or player_id not in self._by_id:
+        kind, awaited, _ = self._awaiting
+        if player_id not in awaited:
             return []
+        if kind is DecisionKind.RESPONSE:
+            return self._response_options(player_id)
         me = self._by_id[player_id]
-        if self.losses:
-            if self.losses[0] != player_id:
-                return []
+        if kind is DecisionKind.TURN:
+            return self._turn_options(me)
+        if kind is DecisionKind.LOSE_CARD:
             return [lose(c) for c in sorted_cards(list(set(me.hidden)))]
-        phase = self.phase
-        turn = self.turn
-        if phase is Phase.TURN:
-            return self._turn_options(me) if turn.actor == player_id else []
-        if phase is Phase.EXCHANGE:
-            if turn.actor != player_id:
-                return []
-            pool = me.hidden + turn.drawn
-            keeps = {sorted_cards(combo) for combo in combinations(pool, len(me.hidden))}
-            return [KeepCards(k) for k in sorted(keeps, key=_card_order)]
-        if player_id not in self._responders():
-            return []
-        return self._response_options(player_id)
+        pool = me.hidden + self.turn.drawn
+        keeps = {sorted_cards(combo) for combo in combinations(pool, len(me.hidden))}
+        return [KeepCards(k) for k in sorted(keeps, key=_card_order)]
 
     def _response_options(self, player_id: int) -> list[Decision]:
         turn = self.turn
@@ -363,23 +372,24 @@ class Game:
         self._check_version(expected_version)
         self._validate(player_id, decision)
         out: list[ev.Event] = []
-        if isinstance(decision, TakeAction):
-            self._by_id[player_id].afk_turns = 0
-            self._declare(decision, out)
-        elif isinstance(decision, Pass):
+        kind = type(decision)
+        if kind is Pass:
             self.turn.waiting.remove(player_id)
             out.append(ev.ResponsePassed(player_id))
-        elif isinstance(decision, Challenge):
+        elif kind is TakeAction:
+            self._by_id[player_id].afk_turns = 0
+            self._declare(decision, out)  # type: ignore[arg-type]
+        elif kind is Challenge:
             self._challenge(player_id, out)
-        elif isinstance(decision, Block):
-            self._block(player_id, decision.character, out)
-        elif isinstance(decision, LoseCard):
+        elif kind is Block:
+            self._block(player_id, decision.character, out)  # type: ignore[union-attr]
+        elif kind is LoseCard:
             self.losses.pop(0)
-            self._lose(self._by_id[player_id], decision.character, out)
+            self._lose(self._by_id[player_id], decision.character, out)  # type: ignore[union-attr]
         else:
-            self._finish_exchange(list(decision.cards), out)
+            self._finish_exchange(list(decision.cards), out)  # type: ignore[union-attr]
         self._advance(out)
-        self.version += 1
+        self._commit()
         return out
 
     def apply_timeout(self, expected_version: int | None = None) -> list[ev.Event]:
@@ -411,7 +421,7 @@ class Game:
         else:
             raise IllegalDecision(Reason.GAME_OVER, "the game is over")
         self._advance(out)
-        self.version += 1
+        self._commit()
         return out
 
     def leave(self, player_id: int, expected_version: int | None = None) -> list[ev.Event]:
@@ -423,7 +433,7 @@ class Game:
         out: list[ev.Event] = []
         self._remove(me, afk=False, out=out)
         self._advance(out)
-        self.version += 1
+        self._commit()
         return out
 
     def _check_version(self, expected: int | None) -> None:
@@ -446,33 +456,47 @@ class Game:
         raise AssertionError("a forced coup needs a living opponent")
 
     def _validate(self, player_id: int, decision: Decision) -> None:
-        me = self.player(player_id)
+        me = self._by_id.get(player_id)
+        if me is None:
+            raise IllegalDecision(Reason.UNKNOWN_PLAYER, f"{player_id} is not in this game")
         if not me.hidden:
             raise IllegalDecision(Reason.NOT_ALIVE, f"{player_id} is out of the game")
-        kind, awaited = self._awaited_kind()
+        kind, awaited, _ = self._awaiting
         if player_id not in awaited:
             raise IllegalDecision(Reason.NOT_YOUR_DECISION, f"{player_id} is not awaited now")
-        # Checked in order of frequency: responses and actions are most of a game.
-        if isinstance(decision, (Pass, Challenge, Block)):
-            if kind is not DecisionKind.RESPONSE:
-                raise IllegalDecision(Reason.WRONG_KIND, f"a response is not a {kind} decision")
-            if decision not in self._response_options(player_id):
-                raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
-        elif isinstance(decision, TakeAction):
-            if kind is not DecisionKind.TURN:
-                raise IllegalDecision(Reason.WRONG_KIND, f"an action is not a {kind} decision")
-            self._validate_action(me, decision)
-        elif isinstance(decision, LoseCard):
-            if kind is not DecisionKind.LOSE_CARD:
-                raise IllegalDecision(Reason.WRONG_KIND, f"losing a card is not a {kind} decision")
-            if decision.character not in me.hidden:
-                raise IllegalDecision(Reason.NO_SUCH_CARD, f"no face-down {decision.character}")
-        elif isinstance(decision, KeepCards):
-            if kind is not DecisionKind.EXCHANGE:
-                raise IllegalDecision(Reason.WRONG_KIND, f"keeping cards is not a {kind} decision")
-            self._validate_keep(me, decision.cards)
-        else:
+        needed = _KIND_OF.get(type(decision))
+        if needed is None:
             raise IllegalDecision(Reason.WRONG_KIND, f"unknown decision {decision!r}")
+        if needed is not kind:
+            raise IllegalDecision(Reason.WRONG_KIND, f"a {needed} decision is not due, {kind} is")
+        if kind is DecisionKind.RESPONSE:
+            if not self._may_respond(player_id, decision):  # type: ignore[arg-type]
+                raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
+        elif kind is DecisionKind.TURN:
+            self._validate_action(me, decision)  # type: ignore[arg-type]
+        elif kind is DecisionKind.LOSE_CARD:
+            if decision.character not in me.hidden:  # type: ignore[union-attr]
+                raise IllegalDecision(Reason.NO_SUCH_CARD, f"no face-down {decision}")
+        else:
+            self._validate_keep(me, decision.cards)  # type: ignore[union-attr]
+
+    def _may_respond(self, player_id: int, decision: Pass | Challenge | Block) -> bool:
+        """The same rules as _response_options, without building the list."""
+        if type(decision) is Pass:
+            return True
+        phase = self.phase
+        turn = self.turn
+        assert turn.action is not None
+        spec = ACTIONS[turn.action]
+        if type(decision) is Challenge:
+            return phase is Phase.BLOCK_CHALLENGE or (
+                phase is Phase.ACTION_WINDOW and spec.challengeable
+            )
+        return (
+            phase is not Phase.BLOCK_CHALLENGE
+            and decision.character in spec.blockers
+            and (spec.blockable_by_anyone or player_id == turn.target)
+        )
 
     def _validate_action(self, me: PlayerState, decision: TakeAction) -> None:
         action = decision.action

@@ -43,6 +43,17 @@ class GameRandom(random.Random):
         """Return a float in [0, 1)."""
         return (self._next64() >> 11) * (1.0 / 9007199254740992.0)
 
+    def _randbelow(self, n: int) -> int:
+        # random.Random's shuffle and choice call this; answering it directly saves a
+        # Python call per draw over the inherited getrandbits-based version.
+        if n <= 0:
+            raise ValueError("empty range")
+        shift = 64 - n.bit_length()
+        r = self._next64() >> shift
+        while r >= n:
+            r = self._next64() >> shift
+        return r
+
     def getrandbits(self, k: int) -> int:
         """Return an integer with k random bits."""
         if k <= 64:
