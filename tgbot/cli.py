@@ -40,10 +40,23 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_bot() -> int:
+    """Load the configuration and run the bot; a bad setting stops it with one clear line."""
+    from .config import ConfigError, load_config
+    from .run import run
+
+    try:
+        config = load_config()
+    except ConfigError as err:
+        print(f"coup-bot: {err}", file=sys.stderr)
+        return 2
+    run(config)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `coup-bot` and `python -m tgbot`."""
     args = _parser().parse_args(argv)
     if args.command == "simulate":
         return run_simulate(args)
-    print("coup-bot: the Telegram bot is not built yet; try `coup-bot simulate`", file=sys.stderr)
-    return 2
+    return run_bot()

@@ -1,0 +1,203 @@
+"""Runs the real webhook app and the simulated Bot API on local ports, and plays through them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+
+from tgbot.config import Config, Deadlines
+from tgbot.run import webhook_app
+
+from .server import TelegramSim, build_sim_app
+
+SECRET = "test-secret_1"
+WEBHOOK_PATH = "/telegram"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def serve(app: Any, port: int) -> AsyncIterator[uvicorn.Server]:
+    """Run an ASGI app with uvicorn in this event loop."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    try:
+        yield server
+    finally:
+        server.should_exit = True
+        await task
+
+
+@dataclass(frozen=True)
+class TgUser:
+    """A Telegram user of the tests."""
+
+    id: int
+    first_name: str
+    language_code: str | None = "ka"
+
+    def json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "is_bot": False, "first_name": self.first_name}
+        if self.language_code:
+            data["language_code"] = self.language_code
+        return data
+
+
+class Harness:
+    """The bot under test, the simulated Telegram, and helpers to act as players."""
+
+    def __init__(self, sim: TelegramSim, webhook_url: str, http: httpx.AsyncClient) -> None:
+        self.sim = sim
+        self.url = webhook_url
+        self.http = http
+        self._update_ids = itertools.count(1000)
+        self._message_ids = itertools.count(1)
+
+    async def post(self, update: dict[str, Any], secret: str | None = SECRET) -> httpx.Response:
+        """Deliver an update to the webhook, as Telegram would."""
+        headers = {} if secret is None else {"X-Telegram-Bot-Api-Secret-Token": secret}
+        return await self.http.post(self.url, json=update, headers=headers)
+
+    def message_update(
+        self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
+    ) -> dict[str, Any]:
+        """An update carrying a text message (a command when it starts with /)."""
+        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+        if chat_id < 0:
+            chat["title"] = "Coup group"
+            if thread_id is not None:
+                chat["is_forum"] = True
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": user.json(),
+            "text": text,
+        }
+        if text.startswith("/"):
+            message["entities"] = [
+                {"type": "bot_command", "offset": 0, "length": len(text.split()[0])}
+            ]
+        if thread_id is not None:
+            message["message_thread_id"] = thread_id
+            message["is_topic_message"] = True
+        return {"update_id": next(self._update_ids), "message": message}
+
+    async def say(
+        self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
+    ) -> httpx.Response:
+        """Send a message (or command) as a user."""
+        response = await self.post(self.message_update(user, chat_id, text, thread_id))
+        assert response.status_code == 200, response.text
+        return response
+
+    def press_update(
+        self, user: TgUser, chat_id: int, message_id: int, data: str
+    ) -> dict[str, Any]:
+        """An update for a button press on a message."""
+        update_id = next(self._update_ids)
+        found = [m for m in self.sim.messages(chat_id) if m.message_id == message_id]
+        text = found[0].text if found else "?"
+        return {
+            "update_id": update_id,
+            "callback_query": {
+                "id": f"cb{update_id}",
+                "from": user.json(),
+                "chat_instance": "ci",
+                "data": data,
+                "message": {
+                    "message_id": message_id,
+                    "date": int(time.time()),
+                    "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
+                    "text": text,
+                },
+            },
+        }
+
+    async def press(self, user: TgUser, chat_id: int, message_id: int, data: str) -> dict[str, Any]:
+        """Press a button; return the callback answer the bot gave."""
+        update = self.press_update(user, chat_id, message_id, data)
+        response = await self.post(update)
+        assert response.status_code == 200, response.text
+        return self.sim.callback_answers.get(update["callback_query"]["id"], {})
+
+    async def press_text(self, user: TgUser, chat_id: int, text_part: str) -> dict[str, Any]:
+        """Press the newest button whose text contains `text_part` in a chat."""
+        for message in reversed(self.sim.messages(chat_id)):
+            for button in message.buttons():
+                if text_part in button["text"] and "callback_data" in button:
+                    return await self.press(
+                        user, chat_id, message.message_id, button["callback_data"]
+                    )
+        raise AssertionError(f"no button {text_part!r} in chat {chat_id}")
+
+    async def until(self, check: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Wait until `check()` holds (deliveries run in the background)."""
+        deadline = time.monotonic() + timeout
+        while not check():
+            if time.monotonic() > deadline:
+                raise AssertionError("timed out waiting for the bot")
+            await asyncio.sleep(0.02)
+
+
+def config_for_tests(
+    redis_url: str, sim_port: int, deadlines: Deadlines | None = None, group_rate: int = 6000
+) -> Config:
+    """A configuration pointing at the simulated Telegram and a private key prefix."""
+    return Config(
+        bot_token="123456:TEST-token",
+        redis_url=redis_url,
+        webhook_url="https://coup.example.test",
+        webhook_secret=SECRET,
+        webhook_path=WEBHOOK_PATH,
+        api_base_url=f"http://127.0.0.1:{sim_port}/bot",
+        key_prefix=f"t{uuid.uuid4().hex[:8]}",
+        deadlines=deadlines or Deadlines(),
+        group_messages_per_minute=group_rate,
+    )
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    redis_url: str,
+    deadlines: Deadlines | None = None,
+    sim: TelegramSim | None = None,
+    instances: int = 1,
+    group_rate: int = 6000,
+) -> AsyncIterator[Harness]:
+    """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
+    sim = sim or TelegramSim()
+    sim_port = free_port()
+    async with contextlib.AsyncExitStack() as stack:
+        await stack.enter_async_context(serve(build_sim_app(sim), sim_port))
+        config = config_for_tests(redis_url, sim_port, deadlines, group_rate)
+        urls = []
+        for _ in range(instances):
+            port = free_port()
+            await stack.enter_async_context(serve(webhook_app(config), port))
+            urls.append(f"http://127.0.0.1:{port}{WEBHOOK_PATH}")
+        http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
+        harness = Harness(sim, urls[0], http)
+        harness.urls = urls  # type: ignore[attr-defined]
+        yield harness

@@ -1,0 +1,285 @@
+"""A simulated Telegram Bot API server: enough of Telegram for the bot's real HTTP client.
+
+It assigns message ids, keeps every chat's messages with their keyboards, applies edits,
+answers callbacks, records every call per chat, and can be told to fail like Telegram
+(403 Forbidden, 400 "message is not modified", 429 with retry_after).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+BOT_ID = 700000001
+BOT_USERNAME = "coup_test_bot"
+
+
+@dataclass
+class SimMessage:
+    """One message as a chat shows it now."""
+
+    chat_id: int
+    message_id: int
+    text: str
+    keyboard: list[list[dict[str, Any]]] | None
+    thread_id: int | None = None
+    edits: int = 0
+
+    def buttons(self) -> list[dict[str, Any]]:
+        """All inline buttons, row by row."""
+        return [b for row in self.keyboard or [] for b in row]
+
+    def button(self, text_part: str) -> dict[str, Any]:
+        """The button whose text contains `text_part`."""
+        found = [b for b in self.buttons() if text_part in b["text"]]
+        assert found, f"no button with {text_part!r} in {[b['text'] for b in self.buttons()]}"
+        return found[0]
+
+
+@dataclass
+class Call:
+    """One Bot API request."""
+
+    method: str
+    params: dict[str, Any]
+    at: float
+    status: int
+
+
+@dataclass
+class Failure:
+    """A failure to answer with, the next `times` matching calls."""
+
+    method: str
+    chat_id: int | None
+    status: int
+    description: str
+    retry_after: int | None
+    times: int
+
+
+@dataclass
+class TelegramSim:
+    """State of the simulated Telegram."""
+
+    chats: dict[int, list[SimMessage]] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    callback_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    admins: set[tuple[int, int]] = field(default_factory=set)
+    failures: list[Failure] = field(default_factory=list)
+    blocked: set[int] = field(default_factory=set)  # users who blocked the bot
+    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    # ---- test helpers -------------------------------------------------------------
+
+    def fail_next(
+        self,
+        method: str,
+        status: int,
+        description: str,
+        chat_id: int | None = None,
+        retry_after: int | None = None,
+        times: int = 1,
+    ) -> None:
+        """Make the next `times` calls of `method` (to `chat_id`) fail like Telegram."""
+        self.failures.append(Failure(method, chat_id, status, description, retry_after, times))
+
+    def messages(self, chat_id: int) -> list[SimMessage]:
+        """Every message a chat holds, oldest first."""
+        return self.chats.get(chat_id, [])
+
+    def last(self, chat_id: int) -> SimMessage:
+        """The newest message in a chat."""
+        return self.messages(chat_id)[-1]
+
+    def with_buttons(self, chat_id: int) -> list[SimMessage]:
+        """Messages in a chat that still show buttons."""
+        return [m for m in self.messages(chat_id) if m.keyboard]
+
+    def calls_to(self, chat_id: int, method: str | None = None) -> list[Call]:
+        """Calls that concerned a chat."""
+        return [
+            c
+            for c in self.calls
+            if _chat_of(c.params) == chat_id and (method is None or c.method == method)
+        ]
+
+    def text_of(self, chat_id: int) -> str:
+        """All text a chat shows, joined."""
+        return "\n".join(m.text for m in self.messages(chat_id))
+
+    # ---- the API ------------------------------------------------------------------
+
+    def handle(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        chat_id = _chat_of(params)
+        for failure in self.failures:
+            if failure.method == method and failure.chat_id in (None, chat_id) and failure.times:
+                failure.times -= 1
+                body: dict[str, Any] = {
+                    "ok": False,
+                    "error_code": failure.status,
+                    "description": failure.description,
+                }
+                if failure.retry_after is not None:
+                    body["parameters"] = {"retry_after": failure.retry_after}
+                return failure.status, body
+        if method in ("sendMessage", "editMessageText") and chat_id in self.blocked:
+            return 403, {
+                "ok": False,
+                "error_code": 403,
+                "description": "Forbidden: bot was blocked by the user",
+            }
+        handler = getattr(self, f"_{method}", None)
+        if handler is None:
+            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        return handler(params)
+
+    def _getMe(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        return 200, {
+            "ok": True,
+            "result": {
+                "id": BOT_ID,
+                "is_bot": True,
+                "first_name": "Coup",
+                "username": BOT_USERNAME,
+                "can_join_groups": True,
+                "can_read_all_group_messages": False,
+                "supports_inline_queries": False,
+            },
+        }
+
+    def _ok(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        return 200, {"ok": True, "result": True}
+
+    _setMyCommands = _setWebhook = _deleteWebhook = _ok
+
+    def _sendMessage(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        chat_id = int(p["chat_id"])
+        text = str(p.get("text", ""))
+        if not text.strip():
+            return 400, {
+                "ok": False,
+                "error_code": 400,
+                "description": "Bad Request: message text is empty",
+            }
+        if len(text) > 4096:
+            return 400, {
+                "ok": False,
+                "error_code": 400,
+                "description": "Bad Request: message is too long",
+            }
+        thread = int(p["message_thread_id"]) if p.get("message_thread_id") else None
+        message = SimMessage(chat_id, next(self._ids), text, _keyboard(p), thread)
+        self.chats.setdefault(chat_id, []).append(message)
+        return 200, {"ok": True, "result": _message_json(message)}
+
+    def _editMessageText(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        chat_id, message_id = int(p["chat_id"]), int(p["message_id"])
+        found = [m for m in self.messages(chat_id) if m.message_id == message_id]
+        if not found:
+            return 400, {
+                "ok": False,
+                "error_code": 400,
+                "description": "Bad Request: message to edit not found",
+            }
+        message = found[0]
+        keyboard = _keyboard(p)
+        if message.text == p.get("text") and message.keyboard == keyboard:
+            return 400, {
+                "ok": False,
+                "error_code": 400,
+                "description": (
+                    "Bad Request: message is not modified: specified new message content and "
+                    "reply markup are exactly the same as a current content and reply markup "
+                    "of the message"
+                ),
+            }
+        message.text = str(p.get("text"))
+        message.keyboard = keyboard
+        message.edits += 1
+        return 200, {"ok": True, "result": _message_json(message)}
+
+    def _answerCallbackQuery(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.callback_answers[str(p["callback_query_id"])] = p
+        return 200, {"ok": True, "result": True}
+
+    def _getChatMember(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        chat_id, user_id = int(p["chat_id"]), int(p["user_id"])
+        status = "administrator" if (chat_id, user_id) in self.admins else "member"
+        user = {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
+        result: dict[str, Any] = {"status": status, "user": user}
+        if status == "administrator":
+            result.update(
+                can_be_edited=False,
+                is_anonymous=False,
+                can_manage_chat=True,
+                can_delete_messages=True,
+                can_manage_video_chats=True,
+                can_restrict_members=True,
+                can_promote_members=False,
+                can_change_info=True,
+                can_invite_users=True,
+                can_post_stories=False,
+                can_edit_stories=False,
+                can_delete_stories=False,
+            )
+        return 200, {"ok": True, "result": result}
+
+
+def _chat_of(params: dict[str, Any]) -> int | None:
+    raw = params.get("chat_id")
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _keyboard(params: dict[str, Any]) -> list[list[dict[str, Any]]] | None:
+    raw = params.get("reply_markup")
+    if not raw:
+        return None
+    markup = json.loads(raw) if isinstance(raw, str) else raw
+    rows = markup.get("inline_keyboard") or []
+    return [[dict(b) for b in row] for row in rows] or None
+
+
+def _message_json(m: SimMessage) -> dict[str, Any]:
+    chat_type = "private" if m.chat_id > 0 else "supergroup"
+    data: dict[str, Any] = {
+        "message_id": m.message_id,
+        "date": int(time.time()),
+        "chat": {"id": m.chat_id, "type": chat_type},
+        "from": {"id": BOT_ID, "is_bot": True, "first_name": "Coup", "username": BOT_USERNAME},
+        "text": m.text,
+    }
+    if m.thread_id is not None:
+        data["message_thread_id"] = m.thread_id
+        data["is_topic_message"] = True
+    if m.keyboard:
+        data["reply_markup"] = {"inline_keyboard": m.keyboard}
+    return data
+
+
+def build_sim_app(sim: TelegramSim) -> Starlette:
+    """The HTTP face of the simulation: /bot<token>/<method>."""
+
+    async def endpoint(request: Request) -> JSONResponse:
+        method = request.path_params["method"]
+        if request.headers.get("content-type", "").startswith("application/json"):
+            params = await request.json()
+        else:  # python-telegram-bot posts url-encoded fields when there is no file
+            params = dict(parse_qsl((await request.body()).decode(), keep_blank_values=True))
+        status, body = sim.handle(method, params)
+        sim.calls.append(Call(method, params, time.monotonic(), status))
+        return JSONResponse(body, status_code=status)
+
+    return Starlette(routes=[Route("/bot{token}/{method}", endpoint, methods=["GET", "POST"])])

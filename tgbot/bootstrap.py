@@ -1,0 +1,134 @@
+"""The one place where the bot's parts are built and wired together."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from redis.asyncio import Redis
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.ext import AIORateLimiter, ExtBot
+
+from .config import Config
+from .rendering.i18n import DEFAULT_LANGUAGE, N_, Catalogs
+from .service.game_service import GameService
+from .storage.embedded import EmbeddedRedis
+from .storage.keys import Keys
+from .storage.store import Store
+from .telegram.handlers import Dispatcher
+from .telegram.sender import Sender
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.25
+SWEEP_EVERY = 4  # polls between sweeps of undelivered outboxes
+
+GROUP_COMMANDS = [
+    ("newgame", N_("open a game of Coup")),
+    ("join", N_("join the open game")),
+    ("leave", N_("leave the game")),
+    ("startgame", N_("start the game now")),
+    ("board", N_("show the table")),
+    ("cancel", N_("cancel the game")),
+    ("settings", N_("time limits and language")),
+    ("rules", N_("the rules")),
+    ("help", N_("how to play")),
+]
+PRIVATE_COMMANDS = [
+    ("start", N_("let the bot write to you")),
+    ("language", N_("choose your language")),
+    ("leave", N_("leave your game")),
+    ("rules", N_("the rules")),
+    ("help", N_("how to play")),
+]
+
+
+def make_bot(config: Config, max_retries: int = 5) -> ExtBot[None]:
+    """A bot with python-telegram-bot's rate limiter (30/s, 20/min per group, 429s retried)."""
+    return ExtBot(
+        config.bot_token,
+        base_url=config.api_base_url,
+        rate_limiter=AIORateLimiter(
+            group_max_rate=config.group_messages_per_minute, max_retries=max_retries
+        ),
+    )
+
+
+@dataclass
+class Runtime:
+    """Everything one bot process runs."""
+
+    config: Config
+    redis: Redis
+    bot: ExtBot[None]
+    service: GameService
+    sender: Sender
+    dispatcher: Dispatcher
+    embedded: EmbeddedRedis | None = None
+    _loop_task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @classmethod
+    async def create(cls, config: Config) -> Runtime:
+        """Connect to Redis (starting a private one if no URL is set) and to the Bot API."""
+        embedded = None
+        redis_url = config.redis_url
+        if redis_url is None:
+            embedded = EmbeddedRedis(config.data_dir / "redis")
+            redis_url = await asyncio.to_thread(embedded.start)
+            log.info("started a private Redis in %s", embedded.folder)
+        redis = Redis.from_url(redis_url)
+        bot = make_bot(config)
+        await bot.initialize()
+        store = Store(redis, Keys(config.key_prefix))
+        catalogs = Catalogs(config.locales_dir)
+        service = GameService(store, catalogs, config.deadlines, bot.username)
+        sender = Sender(bot, store)
+        dispatcher = Dispatcher(service, bot, sender)
+        return cls(config, redis, bot, service, sender, dispatcher, embedded)
+
+    async def publish_commands(self) -> None:
+        """Publish the command menu in both languages for groups and private chats."""
+        catalogs = self.service.catalogs
+        for scope, commands in (
+            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+        ):
+            for lang in (*catalogs.languages, None):
+                t = catalogs.get(lang or DEFAULT_LANGUAGE)
+                await self.bot.set_my_commands(
+                    [BotCommand(name, t.gettext(text)) for name, text in commands],
+                    scope=scope,
+                    language_code=lang,
+                )
+
+    def start_background(self) -> None:
+        """Start polling deadlines and sweeping outboxes."""
+        self._loop_task = asyncio.create_task(self._background())
+
+    async def _background(self) -> None:
+        polls = 0
+        while True:
+            try:
+                await self.service.claim_and_fire()
+                if polls % SWEEP_EVERY == 0:
+                    await self.sender.flush_pending()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background step failed; retrying")
+            polls += 1
+            await asyncio.sleep(POLL_SECONDS)
+
+    async def close(self) -> None:
+        """Stop cleanly: finish deliveries in flight, then close connections."""
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task
+        await self.dispatcher.drain()
+        await self.bot.shutdown()
+        await self.redis.aclose()
+        if self.embedded is not None:
+            await asyncio.to_thread(self.embedded.stop)

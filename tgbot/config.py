@@ -1,0 +1,126 @@
+"""Configuration from environment variables (and an optional .env file)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+
+
+class ConfigError(Exception):
+    """A missing or invalid setting; the message names the variable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deadlines:
+    """Seconds allowed for each kind of decision, and the lobby's wait before it starts."""
+
+    turn: int = 90
+    response: int = 30
+    lose_card: int = 45
+    exchange: int = 60
+    lobby: int = 120
+    afk_limit: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the bot needs to run."""
+
+    bot_token: str
+    redis_url: str | None = None
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
+    webhook_path: str = "/telegram"
+    listen_host: str = "0.0.0.0"
+    listen_port: int = 8080
+    log_level: str = "INFO"
+    api_base_url: str = "https://api.telegram.org/bot"
+    data_dir: Path = Path(".data")
+    locales_dir: Path = DEFAULT_LOCALES
+    key_prefix: str = "coup"
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    group_messages_per_minute: int = 20  # Telegram's limit; tests raise it to save time
+
+    def __repr__(self) -> str:
+        redis = "set" if self.redis_url else None  # the token and secrets never get printed
+        return f"Config(webhook_url={self.webhook_url!r}, redis_url={redis})"
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """Read KEY=VALUE lines from a .env file (no interpolation)."""
+    values: dict[str, str] = {}
+    if not path.is_file():
+        return values
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        values[key.strip()] = value.strip().strip("'\"")
+    return values
+
+
+def _int(env: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = None) -> Config:
+    """Build the configuration; raise ConfigError naming the first bad variable."""
+    env = read_dotenv(dotenv or Path(".env"))
+    env.update(os.environ if environ is None else environ)
+    token = env.get("BOT_TOKEN", "").strip()
+    if not token:
+        raise ConfigError("BOT_TOKEN is not set: get a token from @BotFather and set BOT_TOKEN")
+    if ":" not in token:
+        raise ConfigError("BOT_TOKEN does not look like a bot token (expected 123456:ABC...)")
+    webhook_url = env.get("WEBHOOK_URL") or None
+    if webhook_url and not webhook_url.startswith("https://"):
+        raise ConfigError("WEBHOOK_URL must start with https://")
+    secret = env.get("WEBHOOK_SECRET") or None
+    if webhook_url and not secret:
+        raise ConfigError("WEBHOOK_SECRET must be set when WEBHOOK_URL is set")
+    if (secret and not all(c.isalnum() or c in "_-" for c in secret)) or (
+        secret and not 1 <= len(secret) <= 256
+    ):
+        raise ConfigError("WEBHOOK_SECRET may hold only A-Z, a-z, 0-9, _ and - (1-256 chars)")
+    level = env.get("LOG_LEVEL", "INFO").upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
+    redis_url = env.get("REDIS_URL") or None
+    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
+    deadlines = Deadlines(
+        turn=_int(env, "TURN_SECONDS", 90, 10, 86400),
+        response=_int(env, "RESPONSE_SECONDS", 30, 5, 86400),
+        lose_card=_int(env, "LOSE_CARD_SECONDS", 45, 5, 86400),
+        exchange=_int(env, "EXCHANGE_SECONDS", 60, 5, 86400),
+        lobby=_int(env, "LOBBY_SECONDS", 120, 10, 86400),
+        afk_limit=_int(env, "AFK_LIMIT", 2, 1, 10),
+    )
+    return Config(
+        bot_token=token,
+        redis_url=redis_url,
+        webhook_url=webhook_url,
+        webhook_secret=secret,
+        webhook_path=env.get("WEBHOOK_PATH", "/telegram"),
+        listen_host=env.get("LISTEN_HOST", "0.0.0.0"),
+        listen_port=_int(env, "PORT", 8080, 1, 65535),
+        log_level=level,
+        api_base_url=env.get("TELEGRAM_API_URL", "https://api.telegram.org/bot"),
+        data_dir=Path(env.get("DATA_DIR", ".data")),
+        locales_dir=Path(env.get("LOCALES_DIR", str(DEFAULT_LOCALES))),
+        key_prefix=env.get("REDIS_KEY_PREFIX", "coup"),
+        deadlines=deadlines,
+    )

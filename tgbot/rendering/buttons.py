@@ -1,0 +1,127 @@
+"""Button data: compact (Telegram allows 64 bytes), carrying the game and its context.
+
+Format: ``<game id>.<context version>.<code>``. The context version is the game version
+at which the buttons' decision was offered; a press from an older context is stale.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..engine import (
+    Action,
+    Block,
+    Challenge,
+    Character,
+    Decision,
+    KeepCards,
+    LoseCard,
+    Pass,
+    TakeAction,
+)
+
+_CHAR_CODE = {
+    Character.DUKE: "d",
+    Character.ASSASSIN: "a",
+    Character.CAPTAIN: "c",
+    Character.AMBASSADOR: "m",
+    Character.CONTESSA: "t",
+}
+_CODE_CHAR = {v: k for k, v in _CHAR_CODE.items()}
+_ACTION_CODE = {
+    Action.INCOME: "i",
+    Action.FOREIGN_AID: "f",
+    Action.TAX: "x",
+    Action.EXCHANGE: "e",
+    Action.COUP: "c",
+    Action.ASSASSINATE: "a",
+    Action.STEAL: "s",
+}
+_CODE_ACTION = {v: k for k, v in _ACTION_CODE.items()}
+
+LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL = "J", "Q", "S", "X"
+LOBBY_CODES = frozenset({LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL})
+PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
+BACK = "tb"
+
+_DATA = re.compile(r"^([a-z0-9]{6,16})\.(\d{1,9})\.([A-Za-z0-9]{1,8})$")
+
+
+class BadButton(ValueError):
+    """Button data that does not parse."""
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    """A parsed button: which game, which context, and what it says."""
+
+    game_id: str
+    context: int
+    code: str
+
+
+def pack(game_id: str, context: int, code: str) -> str:
+    """Build the data string of a button."""
+    return f"{game_id}.{context}.{code}"
+
+
+def unpack(data: str | None) -> ButtonPress:
+    """Parse button data, or raise BadButton."""
+    match = _DATA.match(data or "")
+    if not match:
+        raise BadButton(data)
+    return ButtonPress(match.group(1), int(match.group(2)), match.group(3))
+
+
+def encode_decision(decision: Decision, seats: list[int]) -> str:
+    """The code of a decision; targets travel as seat numbers, not user ids."""
+    if isinstance(decision, TakeAction):
+        code = _ACTION_CODE[decision.action]
+        return code if decision.target is None else f"{code}{seats.index(decision.target)}"
+    if isinstance(decision, Challenge):
+        return "C"
+    if isinstance(decision, Pass):
+        return "P"
+    if isinstance(decision, Block):
+        return "B" + _CHAR_CODE[decision.character]
+    if isinstance(decision, LoseCard):
+        return "L" + _CHAR_CODE[decision.character]
+    return "K" + "".join(_CHAR_CODE[c] for c in decision.cards)
+
+
+def decode_decision(code: str, seats: list[int]) -> Decision:
+    """The decision a code stands for, or raise BadButton."""
+    try:
+        head, rest = code[0], code[1:]
+        if head == "C" and not rest:
+            return Challenge()
+        if head == "P" and not rest:
+            return Pass()
+        if head == "B" and len(rest) == 1:
+            return Block(_CODE_CHAR[rest])
+        if head == "L" and len(rest) == 1:
+            return LoseCard(_CODE_CHAR[rest])
+        if head == "K" and 1 <= len(rest) <= 2:
+            return KeepCards(tuple(_CODE_CHAR[c] for c in rest))
+        action = _CODE_ACTION[head]
+        if not rest:
+            return TakeAction(action)
+        seat = int(rest)
+        if not 0 <= seat < len(seats):
+            raise BadButton(code)
+        return TakeAction(action, seats[seat])
+    except (KeyError, ValueError, IndexError):
+        raise BadButton(code) from None
+
+
+def picker_code(action: Action) -> str:
+    """The code of a button that opens the target picker for an action."""
+    return PICK_PREFIX + _ACTION_CODE[action]
+
+
+def picker_action(code: str) -> Action | None:
+    """The action whose target picker a code opens, if it is such a code."""
+    if len(code) == 2 and code[0] == PICK_PREFIX and code != BACK:
+        return _CODE_ACTION.get(code[1])
+    return None

@@ -1,0 +1,330 @@
+"""Engine events and names as text, per recipient and language (through gettext only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+from ..engine import Action, Character, DecisionKind
+from ..engine import events as ev
+from .i18n import N_, Translator
+
+Names = Mapping[int, str]
+
+CHARACTER_NAMES: dict[Character, str] = {
+    Character.DUKE: N_("Duke"),
+    Character.ASSASSIN: N_("Assassin"),
+    Character.CAPTAIN: N_("Captain"),
+    Character.AMBASSADOR: N_("Ambassador"),
+    Character.CONTESSA: N_("Contessa"),
+}
+
+ACTION_NAMES: dict[Action, str] = {
+    Action.INCOME: N_("Income"),
+    Action.FOREIGN_AID: N_("Foreign Aid"),
+    Action.COUP: N_("Coup"),
+    Action.TAX: N_("Tax"),
+    Action.ASSASSINATE: N_("Assassinate"),
+    Action.STEAL: N_("Steal"),
+    Action.EXCHANGE: N_("Exchange"),
+}
+
+
+def character_name(t: Translator, character: Character) -> str:
+    """A character's name."""
+    return t.gettext(CHARACTER_NAMES[character])
+
+
+def action_name(t: Translator, action: Action) -> str:
+    """An action's name."""
+    return t.gettext(ACTION_NAMES[action])
+
+
+def cards_text(t: Translator, cards: Iterable[Character]) -> str:
+    """Cards as a short list: "Duke, Captain"."""
+    return ", ".join(character_name(t, c) for c in cards)
+
+
+def coins_text(t: Translator, n: int) -> str:
+    """A number of coins."""
+    return t.ngettext("{n} coin", "{n} coins", n).format(n=n)
+
+
+class _Describer:
+    """Formats one event for one viewer; `you` is the viewer's id (None for the group)."""
+
+    def __init__(self, t: Translator, names: Names, you: int | None) -> None:
+        self.t = t
+        self.names = names
+        self.you = you
+
+    def name(self, player_id: int | None) -> str:
+        if player_id is None:
+            return "?"
+        return self.names.get(player_id, str(player_id))
+
+    def game_started(self, e: ev.GameStarted) -> str:
+        seats = ", ".join(self.name(p) for p in e.seats)
+        return self.t.gettext("🎲 The game begins! Seats: {seats}. {first} goes first.").format(
+            seats=seats, first=self.name(e.first)
+        )
+
+    def action_declared(self, e: ev.ActionDeclared) -> str:
+        t = self.t
+        actor, target = self.name(e.actor), self.name(e.target)
+        if e.actor == self.you:
+            text = {
+                Action.INCOME: t.gettext("💰 You take Income."),
+                Action.FOREIGN_AID: t.gettext("🤝 You ask for Foreign Aid."),
+                Action.COUP: t.gettext("💥 You stage a Coup against {target}."),
+                Action.TAX: t.gettext("👑 You claim the Duke and take Tax."),
+                Action.ASSASSINATE: t.gettext(
+                    "🗡 You claim the Assassin and pay 3 coins to assassinate {target}."
+                ),
+                Action.STEAL: t.gettext("🏴 You claim the Captain and steal from {target}."),
+                Action.EXCHANGE: t.gettext("🔄 You claim the Ambassador and exchange cards."),
+            }[e.action]
+        elif e.target is not None and e.target == self.you:
+            text = {
+                Action.COUP: t.gettext("💥 {actor} stages a Coup against you!"),
+                Action.ASSASSINATE: t.gettext(
+                    "🗡 {actor} claims the Assassin and wants to assassinate you!"
+                ),
+                Action.STEAL: t.gettext(
+                    "🏴 {actor} claims the Captain and wants to steal from you!"
+                ),
+            }[e.action]
+        else:
+            text = {
+                Action.INCOME: t.gettext("💰 {actor} takes Income."),
+                Action.FOREIGN_AID: t.gettext("🤝 {actor} asks for Foreign Aid."),
+                Action.COUP: t.gettext("💥 {actor} stages a Coup against {target}."),
+                Action.TAX: t.gettext("👑 {actor} claims the Duke and takes Tax."),
+                Action.ASSASSINATE: t.gettext(
+                    "🗡 {actor} claims the Assassin and pays 3 coins to assassinate {target}."
+                ),
+                Action.STEAL: t.gettext("🏴 {actor} claims the Captain and steals from {target}."),
+                Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador and exchanges cards."),
+            }[e.action]
+        return text.format(actor=actor, target=target)
+
+    def response_passed(self, e: ev.ResponsePassed) -> str:
+        if e.player == self.you:
+            return self.t.gettext("✅ You pass.")
+        return self.t.gettext("✅ {player} passes.").format(player=self.name(e.player))
+
+    def challenge_declared(self, e: ev.ChallengeDeclared) -> str:
+        character = character_name(self.t, e.character)
+        if e.challenger == self.you:
+            text = self.t.gettext("⚔️ You challenge {claimant}: {character}?")
+        elif e.claimant == self.you:
+            text = self.t.gettext("⚔️ {challenger} challenges you: {character}?")
+        else:
+            text = self.t.gettext("⚔️ {challenger} challenges {claimant}: {character}?")
+        return text.format(
+            challenger=self.name(e.challenger), claimant=self.name(e.claimant), character=character
+        )
+
+    def claim_proven(self, e: ev.ClaimProven) -> str:
+        character = character_name(self.t, e.character)
+        if e.claimant == self.you:
+            text = self.t.gettext("🃏 You show the {character}: the challenge fails.")
+        else:
+            text = self.t.gettext("🃏 {claimant} shows the {character}: the challenge fails.")
+        return text.format(claimant=self.name(e.claimant), character=character)
+
+    def claim_failed(self, e: ev.ClaimFailed) -> str:
+        character = character_name(self.t, e.character)
+        if e.claimant == self.you:
+            text = self.t.gettext("❌ You have no {character}: the challenge succeeds.")
+        else:
+            text = self.t.gettext("❌ {claimant} has no {character}: the challenge succeeds.")
+        return text.format(claimant=self.name(e.claimant), character=character)
+
+    def block_declared(self, e: ev.BlockDeclared) -> str:
+        character = character_name(self.t, e.character)
+        if e.blocker == self.you:
+            text = self.t.gettext("🛡 You block as the {character}.")
+        elif e.actor == self.you:
+            text = self.t.gettext("🛡 {blocker} blocks you as the {character}.")
+        else:
+            text = self.t.gettext("🛡 {blocker} blocks {actor} as the {character}.")
+        return text.format(
+            blocker=self.name(e.blocker), actor=self.name(e.actor), character=character
+        )
+
+    def action_blocked(self, e: ev.ActionBlocked) -> str:
+        return self.t.gettext("🛡 The block stands: {action} fails.").format(
+            action=action_name(self.t, e.action)
+        )
+
+    def coins_refunded(self, e: ev.CoinsRefunded) -> str:
+        if e.player == self.you:
+            text = self.t.ngettext(
+                "↩️ You get {n} coin back.", "↩️ You get {n} coins back.", e.amount
+            )
+        else:
+            text = self.t.ngettext(
+                "↩️ {player} gets {n} coin back.", "↩️ {player} gets {n} coins back.", e.amount
+            )
+        return text.format(player=self.name(e.player), n=e.amount)
+
+    def action_resolved(self, e: ev.ActionResolved) -> str:
+        t = self.t
+        actor, target, n = self.name(e.actor), self.name(e.target), e.amount
+        if e.action is Action.STEAL:
+            if e.actor == self.you:
+                text = t.ngettext(
+                    "🏴 You steal {n} coin from {target}.",
+                    "🏴 You steal {n} coins from {target}.",
+                    n,
+                )
+            elif e.target == self.you:
+                text = t.ngettext(
+                    "🏴 {actor} steals {n} coin from you.",
+                    "🏴 {actor} steals {n} coins from you.",
+                    n,
+                )
+            else:
+                text = t.ngettext(
+                    "🏴 {actor} steals {n} coin from {target}.",
+                    "🏴 {actor} steals {n} coins from {target}.",
+                    n,
+                )
+        elif e.action is Action.ASSASSINATE:
+            if e.target == self.you:
+                text = t.gettext("🗡 {actor} assassinates you: you lose a card.")
+            else:
+                text = t.gettext("🗡 The assassination succeeds: {target} loses a card.")
+        elif e.action is Action.COUP:
+            if e.target == self.you:
+                text = t.gettext("💥 The Coup succeeds: you lose a card.")
+            else:
+                text = t.gettext("💥 The Coup succeeds: {target} loses a card.")
+        elif e.actor == self.you:
+            text = t.ngettext("💰 You take {n} coin.", "💰 You take {n} coins.", n)
+        else:
+            text = t.ngettext("💰 {actor} takes {n} coin.", "💰 {actor} takes {n} coins.", n)
+        return text.format(actor=actor, target=target, n=n)
+
+    def action_fizzled(self, e: ev.ActionFizzled) -> str:
+        return self.t.gettext("💨 {target} is already out: nothing happens.").format(
+            target=self.name(e.target)
+        )
+
+    def card_revealed(self, e: ev.CardRevealed) -> str:
+        character = character_name(self.t, e.character)
+        if e.player == self.you:
+            text = self.t.gettext("🔻 You turn your {character} face up.")
+        else:
+            text = self.t.gettext("🔻 {player} turns the {character} face up.")
+        return text.format(player=self.name(e.player), character=character)
+
+    def player_eliminated(self, e: ev.PlayerEliminated) -> str:
+        if e.player == self.you:
+            return self.t.gettext("☠️ You are out of the game.")
+        return self.t.gettext("☠️ {player} is out of the game.").format(player=self.name(e.player))
+
+    def exchange_completed(self, e: ev.ExchangeCompleted) -> str:
+        if e.actor == self.you:
+            return self.t.gettext("🔄 You shuffle the rest back into the deck.")
+        return self.t.gettext("🔄 {actor} exchanged cards with the deck.").format(
+            actor=self.name(e.actor)
+        )
+
+    def decision_timed_out(self, e: ev.DecisionTimedOut) -> str:
+        t = self.t
+        if e.player == self.you:
+            text = {
+                DecisionKind.TURN: t.gettext("⌛ Your time ran out."),
+                DecisionKind.RESPONSE: t.gettext("⌛ Your time ran out: you pass."),
+                DecisionKind.LOSE_CARD: t.gettext(
+                    "⌛ Your time ran out: a card is picked at random."
+                ),
+                DecisionKind.EXCHANGE: t.gettext("⌛ Your time ran out: you keep your cards."),
+            }[e.decision]
+        else:
+            text = {
+                DecisionKind.TURN: t.gettext("⌛ {player} ran out of time."),
+                DecisionKind.RESPONSE: t.gettext("⌛ No answer from {player}: pass."),
+                DecisionKind.LOSE_CARD: t.gettext(
+                    "⌛ {player} ran out of time: a card is picked at random."
+                ),
+                DecisionKind.EXCHANGE: t.gettext(
+                    "⌛ {player} ran out of time and keeps their cards."
+                ),
+            }[e.decision]
+        return text.format(player=self.name(e.player))
+
+    def player_left(self, e: ev.PlayerLeft) -> str:
+        if e.afk:
+            text = self.t.gettext("🚪 {player} missed too many turns and leaves the game.")
+        else:
+            text = self.t.gettext("🚪 {player} leaves the game.")
+        return text.format(player=self.name(e.player))
+
+    def game_ended(self, e: ev.GameEnded) -> str:
+        if e.winner == self.you:
+            return self.t.gettext("🏆 You win!")
+        return self.t.gettext("🏆 {winner} wins!").format(winner=self.name(e.winner))
+
+    def cards_dealt(self, e: ev.CardsDealt) -> str:
+        return self.t.gettext("🂠 Your cards: {cards}.").format(cards=cards_text(self.t, e.cards))
+
+    def card_replaced(self, e: ev.CardReplaced) -> str:
+        return self.t.gettext("🔁 Your {shown} went back into the deck; you drew: {drawn}.").format(
+            shown=character_name(self.t, e.shown), drawn=character_name(self.t, e.drawn)
+        )
+
+    def exchange_drawn(self, e: ev.ExchangeDrawn) -> str:
+        return self.t.gettext("🔄 You drew: {cards}.").format(cards=cards_text(self.t, e.drawn))
+
+    def exchange_kept(self, e: ev.ExchangeKept) -> str:
+        return self.t.gettext("🔄 You keep: {cards}.").format(cards=cards_text(self.t, e.kept))
+
+
+_HANDLERS: dict[type[ev.Event], Callable[[_Describer, ev.Event], str | None]] = {
+    ev.GameStarted: _Describer.game_started,
+    ev.ActionDeclared: _Describer.action_declared,
+    ev.ResponsePassed: _Describer.response_passed,
+    ev.ChallengeDeclared: _Describer.challenge_declared,
+    ev.ClaimProven: _Describer.claim_proven,
+    ev.ClaimFailed: _Describer.claim_failed,
+    ev.BlockDeclared: _Describer.block_declared,
+    ev.ActionBlocked: _Describer.action_blocked,
+    ev.CoinsRefunded: _Describer.coins_refunded,
+    ev.ActionResolved: _Describer.action_resolved,
+    ev.ActionFizzled: _Describer.action_fizzled,
+    ev.CardRevealed: _Describer.card_revealed,
+    ev.PlayerEliminated: _Describer.player_eliminated,
+    ev.ExchangeCompleted: _Describer.exchange_completed,
+    ev.DecisionTimedOut: _Describer.decision_timed_out,
+    ev.PlayerLeft: _Describer.player_left,
+    ev.GameEnded: _Describer.game_ended,
+    ev.CardsDealt: _Describer.cards_dealt,
+    ev.CardReplaced: _Describer.card_replaced,
+    ev.ExchangeDrawn: _Describer.exchange_drawn,
+    ev.ExchangeKept: _Describer.exchange_kept,
+}
+
+# Events that say nothing on their own: the board and the prompts carry them.
+SILENT: frozenset[type[ev.Event]] = frozenset({ev.TurnStarted})
+
+
+def describe(event: ev.Event, t: Translator, names: Names, viewer: int | None = None) -> str | None:
+    """One event as one line for `viewer` (None: the group); None when there is nothing to say.
+
+    A private event is described only to its owner.
+    """
+    if event.recipient is not None and event.recipient != viewer:
+        return None
+    if type(event) in SILENT:
+        return None
+    return _HANDLERS[type(event)](_Describer(t, names, viewer), event)
+
+
+def involves(event: ev.Event, player_id: int) -> bool:
+    """True when the event is about `player_id` (as actor, target, claimant, ...)."""
+    for attr in ("player", "actor", "target", "claimant", "challenger", "blocker", "winner"):
+        if getattr(event, attr, None) == player_id:
+            return True
+    return False

@@ -1,0 +1,443 @@
+"""Boards, prompts, keyboards and command replies, as text in one language."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..engine import (
+    ACTIONS,
+    Action,
+    Block,
+    Challenge,
+    Decision,
+    DecisionKind,
+    Game,
+    KeepCards,
+    LoseCard,
+    Pass,
+    TakeAction,
+    Window,
+)
+from . import buttons
+from .i18n import Translator
+from .texts import Names, action_name, cards_text, character_name, coins_text
+
+Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
+Keyboard = list[list[Button]]
+
+MAX_PLAYERS = 6
+
+
+@dataclass(slots=True)
+class Screen:
+    """A message to show: text and an optional inline keyboard."""
+
+    text: str
+    keyboard: Keyboard = field(default_factory=list)
+
+
+def rows_of(items: Sequence[Button], per_row: int = 2) -> Keyboard:
+    """Lay buttons out two to a row (phone screens are narrow)."""
+    return [list(items[i : i + per_row]) for i in range(0, len(items), per_row)]
+
+
+def seconds_text(t: Translator, seconds: int) -> str:
+    """A short duration."""
+    if seconds >= 120 and seconds % 60 == 0:
+        minutes = seconds // 60
+        return t.ngettext("{n} min", "{n} min", minutes).format(n=minutes)
+    return t.ngettext("{n} s", "{n} s", seconds).format(n=seconds)
+
+
+# ---- lobby ---------------------------------------------------------------------------
+
+
+def lobby_screen(
+    t: Translator, game_id: str, creator: str, players: Sequence[str], wait_seconds: int
+) -> Screen:
+    """The lobby message with Join / Leave / Start / Cancel."""
+    listing = "\n".join(f"{i}. {name}" for i, name in enumerate(players, 1)) or "—"
+    text = t.gettext("🎲 {creator} opens a game of Coup!").format(creator=creator)
+    text += "\n\n" + t.gettext("Players ({count}/{max}):").format(
+        count=len(players), max=MAX_PLAYERS
+    )
+    text += "\n" + listing + "\n\n"
+    text += t.gettext(
+        "Press Join. With 2 or more players the game starts by itself in {time}."
+    ).format(time=seconds_text(t, wait_seconds))
+    keyboard = rows_of(
+        [
+            {"text": t.gettext("✋ Join"), "data": buttons.pack(game_id, 0, buttons.LOBBY_JOIN)},
+            {"text": t.gettext("🚪 Leave"), "data": buttons.pack(game_id, 0, buttons.LOBBY_LEAVE)},
+            {"text": t.gettext("▶️ Start"), "data": buttons.pack(game_id, 0, buttons.LOBBY_START)},
+            {"text": t.gettext("✖️ Cancel"), "data": buttons.pack(game_id, 0, buttons.LOBBY_CANCEL)},
+        ]
+    )
+    return Screen(text, keyboard)
+
+
+def lobby_closed_text(t: Translator, reason: str, players: Sequence[str]) -> str:
+    """The lobby message once it is closed."""
+    texts = {
+        "started": t.gettext("🎲 The game has started: {players}."),
+        "cancelled": t.gettext("✖️ The game was cancelled."),
+        "empty": t.gettext("✖️ Not enough players joined: the lobby is closed."),
+    }
+    return texts[reason].format(players=", ".join(players))
+
+
+# ---- the group's board ---------------------------------------------------------------
+
+
+def board_text(t: Translator, game: Game, names: Names) -> str:
+    """The table: seats in order, coins, cards, deck and treasury."""
+    lines = [t.gettext("🃏 The table")]
+    for i, p in enumerate(game.players, 1):
+        name = names.get(p.id, str(p.id))
+        shown = cards_text(t, p.revealed)
+        if p.hidden:
+            line = f"{i}. {name} · 💰{p.coins} · " + "🂠" * len(p.hidden)
+            if shown:
+                line += f" · ✖ {shown}"
+        else:
+            line = f"{i}. ☠️ {name} · ✖ {shown}"
+        if not game.over and p.id == game.turn.actor:
+            line = "▶️ " + line
+        lines.append(line)
+    lines.append(
+        t.gettext("Deck: {deck} · Treasury: {treasury}").format(
+            deck=len(game.deck), treasury=game.treasury
+        )
+    )
+    return "\n".join(lines)
+
+
+def status_text(t: Translator, game: Game, names: Names, seconds_left: int | None) -> str:
+    """Who must decide now, and how long they have."""
+    waiting = game.awaiting()
+    who = ", ".join(names.get(p, str(p)) for p in waiting.players)
+    if waiting.kind is None:
+        return ""
+    texts = {
+        DecisionKind.TURN: t.gettext("▶️ {players} to move."),
+        DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
+        DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
+        DecisionKind.EXCHANGE: t.gettext("⏳ {players} is choosing cards to keep."),
+    }
+    text = texts[waiting.kind].format(players=who)
+    if seconds_left is not None:
+        text += " " + t.gettext("({time} left)").format(time=seconds_text(t, max(0, seconds_left)))
+    return text
+
+
+def final_text(t: Translator, game: Game, names: Names) -> str:
+    """Every player's cards at the end of the game."""
+    lines = [t.gettext("🃏 Everyone's cards:")]
+    for p in game.players:
+        lines.append(f"{names.get(p.id, str(p.id))}: {cards_text(t, p.hidden + p.revealed)}")
+    return "\n".join(lines)
+
+
+# ---- private prompts -----------------------------------------------------------------
+
+
+def hand_text(t: Translator, game: Game, player_id: int) -> str:
+    """A player's face-down cards and coins."""
+    me = game.player(player_id)
+    return t.gettext("🂠 Your cards: {cards} · 💰 {coins}").format(
+        cards=cards_text(t, me.hidden) or "—", coins=coins_text(t, me.coins)
+    )
+
+
+def decision_label(t: Translator, decision: Decision, names: Names) -> str:
+    """The text of the button for a decision."""
+    if isinstance(decision, TakeAction):
+        if decision.target is not None:
+            return names.get(decision.target, str(decision.target))
+        return ACTION_BUTTONS[decision.action](t)
+    if isinstance(decision, Challenge):
+        return t.gettext("⚔️ Challenge")
+    if isinstance(decision, Pass):
+        return t.gettext("✅ Pass")
+    if isinstance(decision, Block):
+        return t.gettext("🛡 Block: {character}").format(
+            character=character_name(t, decision.character)
+        )
+    if isinstance(decision, LoseCard):
+        return character_name(t, decision.character)
+    assert isinstance(decision, KeepCards)
+    return " + ".join(character_name(t, c) for c in decision.cards)
+
+
+ACTION_BUTTONS = {
+    Action.INCOME: lambda t: t.gettext("💰 Income"),
+    Action.FOREIGN_AID: lambda t: t.gettext("🤝 Foreign Aid"),
+    Action.TAX: lambda t: t.gettext("👑 Tax"),
+    Action.EXCHANGE: lambda t: t.gettext("🔄 Exchange"),
+    Action.COUP: lambda t: t.gettext("💥 Coup"),
+    Action.ASSASSINATE: lambda t: t.gettext("🗡 Assassinate"),
+    Action.STEAL: lambda t: t.gettext("🏴 Steal"),
+}
+
+
+def _decision_buttons(
+    t: Translator,
+    game_id: str,
+    context: int,
+    decisions: Sequence[Decision],
+    game: Game,
+    names: Names,
+) -> list[Button]:
+    seats = [p.id for p in game.players]
+    return [
+        {
+            "text": decision_label(t, d, names),
+            "data": buttons.pack(game_id, context, buttons.encode_decision(d, seats)),
+        }
+        for d in decisions
+    ]
+
+
+def turn_screen(
+    t: Translator, game: Game, game_id: str, context: int, player_id: int, names: Names
+) -> Screen:
+    """The turn keyboard: one button per legal action; targeted actions open a picker."""
+    legal = game.legal_decisions(player_id)
+    me = game.player(player_id)
+    if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
+        text = (
+            hand_text(t, game, player_id)
+            + "\n"
+            + t.gettext("💥 You have 10 or more coins: you must stage a Coup. Whom?")
+        )
+        items = _decision_buttons(t, game_id, context, legal, game, names)
+        return Screen(text, rows_of(items))
+    items: list[Button] = []
+    seen: set[Action] = set()
+    for d in legal:
+        assert isinstance(d, TakeAction)
+        if d.action in seen:
+            continue
+        seen.add(d.action)
+        if ACTIONS[d.action].targeted:
+            code = buttons.picker_code(d.action)
+        else:
+            code = buttons.encode_decision(d, [p.id for p in game.players])
+        items.append(
+            {"text": ACTION_BUTTONS[d.action](t), "data": buttons.pack(game_id, context, code)}
+        )
+    text = (
+        hand_text(t, game, player_id)
+        + "\n"
+        + t.gettext("▶️ Your move, {name}.").format(name=names.get(me.id, ""))
+    )
+    return Screen(text, rows_of(items))
+
+
+def target_screen(
+    t: Translator,
+    game: Game,
+    game_id: str,
+    context: int,
+    player_id: int,
+    names: Names,
+    action: Action,
+) -> Screen:
+    """The target picker for a targeted action, with a Back button."""
+    legal = [
+        d
+        for d in game.legal_decisions(player_id)
+        if isinstance(d, TakeAction) and d.action is action
+    ]
+    items = _decision_buttons(t, game_id, context, legal, game, names)
+    items.append(
+        {"text": t.gettext("« Back"), "data": buttons.pack(game_id, context, buttons.BACK)}
+    )
+    text = (
+        hand_text(t, game, player_id)
+        + "\n"
+        + t.gettext("{action}: choose a target.").format(action=action_name(t, action))
+    )
+    return Screen(text, rows_of(items))
+
+
+def response_question(t: Translator, game: Game, player_id: int) -> str:
+    """What a responder is asked, by window."""
+    window = game.awaiting().window
+    legal = game.legal_decisions(player_id)
+    can_challenge = any(isinstance(d, Challenge) for d in legal)
+    can_block = any(isinstance(d, Block) for d in legal)
+    if window is Window.BLOCK_CHALLENGE:
+        return t.gettext("Do you challenge the block?")
+    if can_challenge and can_block:
+        return t.gettext("Challenge, block or pass?")
+    if can_challenge:
+        return t.gettext("Do you challenge?")
+    return t.gettext("Do you block?")
+
+
+def response_screen(
+    t: Translator,
+    game: Game,
+    game_id: str,
+    context: int,
+    player_id: int,
+    names: Names,
+    context_lines: Sequence[str],
+) -> Screen:
+    """Challenge / Block as ... / Pass for one responder."""
+    legal = game.legal_decisions(player_id)
+    lines = [*context_lines, hand_text(t, game, player_id), response_question(t, game, player_id)]
+    return Screen(
+        "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
+    )
+
+
+def lose_screen(
+    t: Translator,
+    game: Game,
+    game_id: str,
+    context: int,
+    player_id: int,
+    names: Names,
+    context_lines: Sequence[str],
+) -> Screen:
+    """Choose the card to turn face up."""
+    legal = game.legal_decisions(player_id)
+    lines = [*context_lines, t.gettext("🔻 Choose a card to turn face up:")]
+    return Screen(
+        "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
+    )
+
+
+def exchange_screen(
+    t: Translator,
+    game: Game,
+    game_id: str,
+    context: int,
+    player_id: int,
+    names: Names,
+    context_lines: Sequence[str],
+) -> Screen:
+    """Choose the cards to keep after an exchange."""
+    me = game.player(player_id)
+    legal = game.legal_decisions(player_id)
+    n = len(me.hidden)
+    lines = [
+        *context_lines,
+        t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, me.hidden)),
+        t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
+    ]
+    return Screen(
+        "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
+    )
+
+
+# ---- commands ------------------------------------------------------------------------
+
+
+def help_text(t: Translator) -> str:
+    """What the bot does and its commands."""
+    return t.gettext(
+        "🎲 Coup: a card game of bluffing for 2-6 players.\n\n"
+        "In a group:\n"
+        "/newgame: open a game\n"
+        "/join: join the open game\n"
+        "/leave: leave the game\n"
+        "/startgame: start now\n"
+        "/cancel: cancel the game (its creator or an admin)\n"
+        "/board: show the table again\n"
+        "/settings: time limits and language (admins)\n"
+        "/rules: the rules\n\n"
+        "In private:\n"
+        "/start: let me write to you (needed to play)\n"
+        "/language: choose your language\n\n"
+        "Your cards and your buttons come here, in private. The group sees the table."
+    )
+
+
+def rules_text(t: Translator) -> str:
+    """The rules, short enough for a phone."""
+    return t.gettext(
+        "📜 Coup: the rules\n\n"
+        "The deck has 15 cards: 3 each of Duke, Assassin, Captain, Ambassador and Contessa. "
+        "Everyone gets 2 secret cards and 2 coins (in a 2-player game the first player "
+        "gets 1). Keep your cards to the end: the last player with cards wins.\n\n"
+        "On your turn, take one action:\n"
+        "💰 Income: take 1 coin.\n"
+        "🤝 Foreign Aid: take 2 coins. A Duke can block it.\n"
+        "💥 Coup: pay 7 coins; the target turns a card face up. With 10 or more coins you "
+        "must stage a Coup.\n"
+        "👑 Tax (Duke): take 3 coins.\n"
+        "🗡 Assassinate (Assassin): pay 3 coins; the target turns a card face up. "
+        "The Contessa blocks it.\n"
+        "🏴 Steal (Captain): take 2 coins from a player. A Captain or an Ambassador blocks it.\n"
+        "🔄 Exchange (Ambassador): draw 2 cards from the deck, keep as many as you had.\n\n"
+        "Anyone may claim any character: bluffing is allowed. Anyone may challenge a claim. "
+        "If the claim was a bluff, the bluffer turns a card face up. If it was true, the card "
+        "is shown, goes back into the deck and is replaced, and the challenger turns a card "
+        "face up.\n\n"
+        "A player with both cards face up is out of the game."
+    )
+
+
+def start_text(t: Translator) -> str:
+    """The reply to /start in private."""
+    return t.gettext(
+        "👋 Hello! Now I can send you your cards. Add me to a group and say /newgame to play."
+    )
+
+
+def language_screen(t: Translator) -> Screen:
+    """The language picker."""
+    return Screen(
+        t.gettext("🌐 Choose your language:"),
+        rows_of(
+            [
+                {"text": t.gettext("🇬🇪 Georgian"), "data": "lang.ka"},
+                {"text": t.gettext("🇬🇧 English"), "data": "lang.en"},
+            ]
+        ),
+    )
+
+
+# ---- group settings ------------------------------------------------------------------
+
+SETTING_CHOICES: dict[str, tuple[str, ...]] = {
+    "lang": ("ka", "en"),
+    "turn": ("30", "60", "90", "180", "300"),
+    "response": ("15", "30", "60", "120"),
+    "lobby": ("60", "120", "300"),
+    "afk_limit": ("1", "2", "3"),
+}
+
+
+def next_setting(key: str, current: str) -> str:
+    """The value a settings button switches to."""
+    choices = SETTING_CHOICES[key]
+    return (
+        choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
+    )
+
+
+def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
+    """The group's settings; each button switches one of them to its next value."""
+    language = t.gettext("Georgian") if current["lang"] == "ka" else t.gettext("English")
+    labels = {
+        "lang": t.gettext("🌐 Language: {value}").format(value=language),
+        "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, int(current["turn"]))),
+        "response": t.gettext("⏳ Answers: {value}").format(
+            value=seconds_text(t, int(current["response"]))
+        ),
+        "lobby": t.gettext("🎲 Lobby: {value}").format(
+            value=seconds_text(t, int(current["lobby"]))
+        ),
+        "afk_limit": t.ngettext(
+            "💤 Removed after {n} missed turn",
+            "💤 Removed after {n} missed turns",
+            int(current["afk_limit"]),
+        ).format(n=current["afk_limit"]),
+    }
+    text = t.gettext("⚙️ Settings for new games (admins can change them):")
+    return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])

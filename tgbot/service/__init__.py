@@ -1,0 +1,1 @@
+"""The game service: lobby, steps, timeouts; it loads, applies the engine and saves."""

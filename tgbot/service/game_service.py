@@ -1,0 +1,658 @@
+"""The game service: load a game from Redis, apply the engine, save compare-and-set.
+
+Nothing here talks to Telegram: every message a step produces goes to the game's outbox
+in the same transaction as the new state, and a sender delivers it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import secrets
+import string
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..config import Deadlines
+from ..engine import Game, IllegalDecision, Reason, game_to_dict
+from ..rendering import buttons, ui
+from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
+from ..storage.store import Store, Writes
+from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
+from .results import CallbackResult, Person, Reply, UserError
+from .step_messages import StepMessages, group_send
+
+log = logging.getLogger(__name__)
+
+LOBBY_REF = "lobby"
+MAX_PLAYERS = 6
+MIN_PLAYERS = 2
+ID_ALPHABET = string.ascii_lowercase + string.digits
+RECORD_TTL_S = 7 * 24 * 3600  # an untouched game is dropped after a week
+FINISHED_TTL_S = 24 * 3600
+DEADLINE_LEASE_MS = 30_000
+
+
+class _Skip(Exception):
+    """Abort a transaction without writing anything."""
+
+
+class Duplicate(Exception):
+    """The update was applied before: this delivery changes nothing."""
+
+
+AdminCheck = Callable[[], Awaitable[bool]]
+
+
+async def _never_admin() -> bool:
+    return False
+
+
+class GameService:
+    """Every game operation, as compare-and-set transactions on Redis."""
+
+    def __init__(
+        self,
+        store: Store,
+        catalogs: Catalogs,
+        defaults: Deadlines,
+        bot_username: str,
+        clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] = lambda: secrets.randbits(64),
+    ) -> None:
+        self.store = store
+        self.keys = store.keys
+        self.catalogs = catalogs
+        self.defaults = defaults
+        self.bot_username = bot_username
+        self.clock = clock
+        self.new_seed = new_seed
+        self.messages = StepMessages(catalogs, bot_username)
+        self.on_commit: Callable[[str], Awaitable[None]] | None = None
+
+    def now_ms(self) -> int:
+        """The clock in epoch milliseconds."""
+        return int(self.clock() * 1000)
+
+    # ---- languages -----------------------------------------------------------------
+
+    async def person_language(self, person: Person) -> str:
+        """A person's language: their /language choice, else Telegram's if ka/en, else ka."""
+        prefs = await self.store.user_prefs(person.id)
+        return pick_language(prefs.get("lang"), person.language_code)
+
+    async def translator_for(self, person: Person) -> Translator:
+        """The translator for a person's private chat."""
+        return self.catalogs.get(await self.person_language(person))
+
+    async def group_language(self, chat_id: int) -> str:
+        """A group's language (Georgian until its admins choose)."""
+        lang = (await self.store.chat_settings(chat_id)).get("lang")
+        return lang if lang in LANGUAGES else "ka"
+
+    async def group_translator(self, chat_id: int) -> Translator:
+        """The translator for a group."""
+        return self.catalogs.get(await self.group_language(chat_id))
+
+    async def set_language(self, person: Person, lang: str) -> str:
+        """Store a person's language; the games they are in speak it from the next step."""
+        if lang not in LANGUAGES:
+            raise UserError((await self.translator_for(person)).gettext("Unknown language."))
+        await self.store.set_user_prefs(person.id, lang=lang)
+        game_id = await self.store.get(self.keys.user_game(person.id))
+        if game_id:
+
+            def build(record: GameRecord, _: dict[str, str | None], __: Writes) -> None:
+                seat = record.seat(person.id)
+                if seat is not None:
+                    seat.lang = lang
+
+            with contextlib.suppress(UserError):
+                await self._mutate(game_id, build)
+        return self.catalogs.get(lang).gettext("🌐 Language saved.")
+
+    async def set_group_language(self, chat_id: int, lang: str) -> None:
+        """Store a group's language."""
+        if lang in LANGUAGES:
+            await self.store.set_chat_settings(chat_id, lang=lang)
+
+    # ---- transactions --------------------------------------------------------------
+
+    async def _mutate(
+        self,
+        game_id: str,
+        change: Callable[[GameRecord, dict[str, str | None], Writes], None],
+        extra_watch: tuple[str, ...] = (),
+        update_id: int | None = None,
+    ) -> GameRecord:
+        """Load the game, let `change` alter it and queue writes, save compare-and-set."""
+        key = self.keys.game(game_id)
+        result: list[GameRecord] = []
+        update_key = self.keys.update(update_id) if update_id is not None else None
+        watch = [key, *extra_watch] + ([update_key] if update_key else [])
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if update_key and seen[update_key]:
+                raise Duplicate  # a second delivery of an update already applied
+            raw = seen[key]
+            if raw is None:
+                raise _Skip
+            record = GameRecord.from_dict(json.loads(raw))
+            writes = Writes(mark_update=update_id)
+            change(record, seen, writes)
+            record.rev += 1
+            writes.set_json[key] = record.to_dict()
+            if record.status in (OVER, CANCELLED):
+                writes.expire[key] = FINISHED_TTL_S
+            else:
+                writes.expire[key] = RECORD_TTL_S
+            result[:] = [record]
+            return writes
+
+        try:
+            await self.store.atomic(watch, build)
+        except _Skip:
+            raise UserError(self.catalogs.get(None).gettext("This game is over.")) from None
+        await self._committed(game_id)
+        return result[0]
+
+    async def _committed(self, game_id: str) -> None:
+        if self.on_commit is not None:
+            await self.on_commit(game_id)
+
+    def _apply_step(
+        self, record: GameRecord, game: Game, events: list[Any], writes: Writes
+    ) -> None:
+        """Store the engine state and queue the step's messages, deadline and clean-up."""
+        now = self.now_ms()
+        output = self.messages.build(record, game, events, now)
+        for op in output.ops:
+            writes.send(record.id, op)
+        record.engine = game_to_dict(game)
+        if game.over:
+            self._finish(record, writes, OVER)
+        elif record.deadline_ms is not None:
+            writes.deadline_set[record.id] = record.deadline_ms
+        if game.over:
+            log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
+
+    def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
+        record.status = status
+        record.deadline_ms = None
+        record.prompts = {}
+        writes.deadline_clear.append(record.id)
+        writes.delete.append(self.keys.chat_game(record.chat_id))
+        writes.delete.extend(self.keys.user_game(s.id) for s in record.players)
+        writes.expire[self.keys.messages(record.id)] = FINISHED_TTL_S
+
+    # ---- the lobby -----------------------------------------------------------------
+
+    async def _timing(self, chat_id: int) -> Timing:
+        settings = await self.store.chat_settings(chat_id)
+        d = self.defaults
+
+        def pick(name: str, default: int) -> int:
+            try:
+                return int(settings.get(name, default))
+            except ValueError:
+                return default
+
+        return Timing(
+            turn=pick("turn", d.turn),
+            response=pick("response", d.response),
+            lose_card=pick("lose_card", d.lose_card),
+            exchange=pick("exchange", d.exchange),
+            lobby=pick("lobby", d.lobby),
+            afk_limit=pick("afk_limit", d.afk_limit),
+        )
+
+    def _lobby_screen(self, record: GameRecord) -> ui.Screen:
+        t = self.catalogs.get(record.lang)
+        creator = next((s.name for s in record.players if s.id == record.creator), "")
+        left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
+        return ui.lobby_screen(t, record.id, creator, [s.name for s in record.players], left)
+
+    def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
+        screen = self._lobby_screen(record)
+        return {
+            "op": "edit",
+            "chat": record.chat_id,
+            "ref": LOBBY_REF,
+            "text": screen.text,
+            "kb": screen.keyboard,
+        }
+
+    async def new_game(
+        self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
+    ) -> Reply | None:
+        """Open a lobby in a group; the creator joins it if the bot may write to them."""
+        t = await self.group_translator(chat_id)
+        existing = await self.store.get(self.keys.chat_game(chat_id))
+        if existing:
+            raise UserError(t.gettext("A game is already open in this group: /board"))
+        lang = await self.group_language(chat_id)
+        timing = await self._timing(chat_id)
+        prefs = await self.store.user_prefs(person.id)
+        game_id = "".join(secrets.choice(ID_ALPHABET) for _ in range(10))
+        now = self.now_ms()
+        record = GameRecord(
+            id=game_id,
+            chat_id=chat_id,
+            thread_id=thread_id,
+            lang=lang,
+            creator=person.id,
+            timing=timing,
+            deadline_ms=now + timing.lobby * 1000,
+            created_ms=now,
+        )
+        chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
+        update_key = self.keys.update(update_id) if update_id is not None else None
+        watch = [chat_key, user_key] + ([update_key] if update_key else [])
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if update_key and seen[update_key]:
+                raise Duplicate
+            if seen[chat_key]:
+                raise UserError(t.gettext("A game is already open in this group: /board"))
+            writes = Writes(mark_update=update_id)
+            if prefs.get("dm") == "1" and not seen[user_key]:
+                record.players.append(
+                    Seat(
+                        person.id,
+                        person.name,
+                        pick_language(prefs.get("lang"), person.language_code),
+                    )
+                )
+                writes.set_str[user_key] = game_id
+                writes.expire[user_key] = RECORD_TTL_S
+            writes.set_str[chat_key] = game_id
+            writes.expire[chat_key] = RECORD_TTL_S
+            screen = self._lobby_screen(record)
+            writes.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard))
+            writes.set_json[self.keys.game(game_id)] = record.to_dict()
+            writes.expire[self.keys.game(game_id)] = RECORD_TTL_S
+            writes.deadline_set[game_id] = record.deadline_ms or now
+            return writes
+
+        await self.store.atomic(watch, build)
+        log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
+        await self._committed(game_id)
+        return None
+
+    async def join(self, game_id: str, person: Person, update_id: int | None = None) -> str:
+        """Add a person to a lobby; return the confirmation to show them."""
+        prefs = await self.store.user_prefs(person.id)
+        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+        if prefs.get("dm") != "1":
+            raise _NeedsStart(game_id)
+        user_key = self.keys.user_game(person.id)
+
+        def change(record: GameRecord, seen: dict[str, str | None], writes: Writes) -> None:
+            if record.status != LOBBY:
+                raise UserError(t.gettext("This game has already started."))
+            if record.seat(person.id):
+                raise UserError(t.gettext("You are already in this game."))
+            if seen[user_key] and seen[user_key] != record.id:
+                raise UserError(t.gettext("You are already playing in another game."))
+            if len(record.players) >= MAX_PLAYERS:
+                raise UserError(t.gettext("The game is full (6 players)."))
+            lang = pick_language(prefs.get("lang"), person.language_code)
+            record.players.append(Seat(person.id, person.name, lang))
+            writes.set_str[user_key] = record.id
+            writes.expire[user_key] = RECORD_TTL_S
+            writes.send(record.id, self._lobby_edit(record))
+
+        await self._mutate(game_id, change, (user_key,), update_id)
+        return t.gettext("✋ You joined the game.")
+
+    async def leave_lobby_or_game(
+        self, game_id: str, person: Person, update_id: int | None = None
+    ) -> str:
+        """Leave a lobby, or a running game (all your cards turn face up)."""
+        t = await self.translator_for(person)
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            seat = record.seat(person.id)
+            if seat is None:
+                raise UserError(t.gettext("You are not in this game."))
+            if record.status == LOBBY:
+                record.players.remove(seat)
+                writes.delete.append(self.keys.user_game(person.id))
+                writes.send(record.id, self._lobby_edit(record))
+                return
+            if record.status != PLAYING:
+                raise UserError(t.gettext("This game is over."))
+            game = record.game()
+            try:
+                events = game.leave(person.id)
+            except IllegalDecision:
+                raise UserError(t.gettext("You are already out of this game.")) from None
+            writes.delete.append(self.keys.user_game(person.id))
+            self._apply_step(record, game, events, writes)
+
+        await self._mutate(game_id, change, (), update_id)
+        return t.gettext("🚪 You left the game.")
+
+    async def start_game(
+        self, game_id: str, person: Person | None, update_id: int | None = None
+    ) -> None:
+        """Start a lobby now (a player's request, or its timer with `person` None)."""
+        t = self.catalogs.get(None) if person is None else await self.translator_for(person)
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status != LOBBY:
+                raise UserError(t.gettext("This game has already started."))
+            if person is not None and record.seat(person.id) is None:
+                raise UserError(t.gettext("Only players in the lobby can start it."))
+            if len(record.players) < MIN_PLAYERS:
+                raise UserError(t.gettext("At least 2 players are needed."))
+            self._start(record, writes)
+
+        await self._mutate(game_id, change, (), update_id)
+
+    def _start(self, record: GameRecord, writes: Writes) -> None:
+        group_t = self.catalogs.get(record.lang)
+        game, events = Game.new(
+            [s.id for s in record.players], self.new_seed(), afk_limit=record.timing.afk_limit
+        )
+        record.status = PLAYING
+        writes.send(
+            record.id,
+            {
+                "op": "edit",
+                "chat": record.chat_id,
+                "ref": LOBBY_REF,
+                "text": ui.lobby_closed_text(group_t, "started", [s.name for s in record.players]),
+                "kb": None,
+            },
+        )
+        self._apply_step(record, game, events, writes)
+        log.info(
+            "game %s started in chat %s with %d players",
+            record.id,
+            record.chat_id,
+            len(record.players),
+        )
+
+    async def cancel(
+        self,
+        game_id: str,
+        person: Person,
+        is_admin: AdminCheck = _never_admin,
+        update_id: int | None = None,
+    ) -> None:
+        """Cancel a game (its creator or a group admin)."""
+        t = await self.translator_for(person)
+        raw = await self.store.get_json(self.keys.game(game_id))
+        creator = raw is not None and raw.get("creator") == person.id
+        if raw is not None and not creator and not await is_admin():
+            raise UserError(t.gettext("Only the game's creator or an admin can cancel it."))
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status not in (LOBBY, PLAYING):
+                raise UserError(t.gettext("This game is over."))
+            self._cancel(record, writes)
+
+        await self._mutate(game_id, change, (), update_id)
+
+    def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
+        group_t = self.catalogs.get(record.lang)
+        text = ui.lobby_closed_text(group_t, reason, [s.name for s in record.players])
+        if record.status == LOBBY:
+            writes.send(
+                record.id,
+                {"op": "edit", "chat": record.chat_id, "ref": LOBBY_REF, "text": text, "kb": None},
+            )
+        else:
+            writes.send(record.id, group_send(record, text))
+            for user_id in list(record.prompts):
+                writes.send(
+                    record.id,
+                    {
+                        "op": "edit",
+                        "chat": user_id,
+                        "ref": f"prompt:{user_id}",
+                        "text": text,
+                        "kb": None,
+                    },
+                )
+        self._finish(record, writes, CANCELLED)
+        log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)
+
+    async def chat_closed(self, chat_id: int) -> None:
+        """The bot was removed from a group: cancel its game quietly."""
+        game_id = await self.store.get(self.keys.chat_game(chat_id))
+        if not game_id:
+            return
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status in (LOBBY, PLAYING):
+                self._finish(record, writes, CANCELLED)
+
+        with contextlib.suppress(UserError):
+            await self._mutate(game_id, change)
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its game follows it."""
+        game_id = await self.store.get(self.keys.chat_game(old_chat_id))
+        if game_id:
+
+            def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+                record.chat_id = new_chat_id
+                writes.delete.append(self.keys.chat_game(old_chat_id))
+                writes.set_str[self.keys.chat_game(new_chat_id)] = record.id
+
+            with contextlib.suppress(UserError):
+                await self._mutate(game_id, change)
+        settings = await self.store.chat_settings(old_chat_id)
+        if settings:
+            await self.store.set_chat_settings(new_chat_id, **settings)
+
+    # ---- playing -------------------------------------------------------------------
+
+    async def press(
+        self,
+        person: Person,
+        data: str,
+        update_id: int | None = None,
+        is_admin: AdminCheck = _never_admin,
+    ) -> CallbackResult:
+        """A button was pressed: check it is current and theirs, then apply it."""
+        t = await self.translator_for(person)
+        try:
+            pressed = buttons.unpack(data)
+        except buttons.BadButton:
+            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+        if pressed.code in buttons.LOBBY_CODES:
+            return await self._lobby_press(person, pressed, t, update_id, is_admin)
+        raw = await self.store.get_json(self.keys.game(pressed.game_id))
+        if raw is None:
+            return CallbackResult(t.gettext("This game is over."))
+        record = GameRecord.from_dict(raw)
+        if record.status != PLAYING:
+            return CallbackResult(t.gettext("This game is over."))
+        if record.seat(person.id) is None:
+            return CallbackResult(t.gettext("You are not in this game."), alert=True)
+        if record.prompts.get(person.id) != pressed.context:
+            return CallbackResult(t.gettext("This button is out of date."))
+        game = record.game()
+        names = record.names()
+        picker = buttons.picker_action(pressed.code)
+        if picker is not None or pressed.code == buttons.BACK:
+            if game.awaiting().players != (person.id,):
+                return CallbackResult(t.gettext("This button is out of date."))
+            args = (t, game, record.id, record.context, person.id, names)
+            if picker is not None:
+                return CallbackResult(edit=ui.target_screen(*args, picker))
+            return CallbackResult(edit=ui.turn_screen(*args))
+        try:
+            decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
+        except buttons.BadButton:
+            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+        return await self._decide(pressed.game_id, pressed.context, person, decision, t, update_id)
+
+    async def _decide(
+        self,
+        game_id: str,
+        context: int,
+        person: Person,
+        decision: Any,
+        t: Translator,
+        update_id: int | None,
+    ) -> CallbackResult:
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status != PLAYING or record.prompts.get(person.id) != context:
+                raise UserError(t.gettext("This button is out of date."))
+            game = record.game()
+            try:
+                events = game.apply(person.id, decision)
+            except IllegalDecision as err:
+                raise UserError(refusal_text(t, err.reason)) from None
+            self._apply_step(record, game, events, writes)
+
+        try:
+            await self._mutate(game_id, change, (), update_id)
+        except UserError as err:
+            return CallbackResult(err.text, alert=True)
+        return CallbackResult(t.gettext("✔️ Done."))
+
+    async def _lobby_press(
+        self,
+        person: Person,
+        pressed: buttons.ButtonPress,
+        t: Translator,
+        update_id: int | None,
+        is_admin: AdminCheck,
+    ) -> CallbackResult:
+        try:
+            if pressed.code == buttons.LOBBY_JOIN:
+                return CallbackResult(await self.join(pressed.game_id, person, update_id))
+            if pressed.code == buttons.LOBBY_LEAVE:
+                return CallbackResult(
+                    await self.leave_lobby_or_game(pressed.game_id, person, update_id)
+                )
+            if pressed.code == buttons.LOBBY_START:
+                await self.start_game(pressed.game_id, person, update_id)
+                return CallbackResult(t.gettext("▶️ Starting."))
+            await self.cancel(pressed.game_id, person, is_admin, update_id)
+            return CallbackResult(t.gettext("✖️ Cancelled."))
+        except _NeedsStart:
+            return CallbackResult(url=f"https://t.me/{self.bot_username}?start=j{pressed.game_id}")
+        except UserError as err:
+            return CallbackResult(err.text, alert=True)
+
+    async def fire_deadline(self, game_id: str) -> None:
+        """A deadline came due: start or close a lobby, or apply the timeout default."""
+        key = self.keys.game(game_id)
+        now = self.now_ms()
+        fired: list[bool] = []
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            raw = seen[key]
+            writes = Writes()
+            if raw is None:
+                writes.deadline_clear.append(game_id)
+                return writes
+            record = GameRecord.from_dict(json.loads(raw))
+            if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
+                writes.deadline_clear.append(game_id)
+                return writes
+            if record.deadline_ms > now:  # the game moved on since: re-arm its real deadline
+                writes.deadline_set[game_id] = record.deadline_ms
+                return writes
+            if record.status == LOBBY:
+                if len(record.players) >= MIN_PLAYERS:
+                    self._start(record, writes)
+                else:
+                    self._cancel(record, writes, "empty")
+            else:
+                game = record.game()
+                events = game.apply_timeout()
+                self._apply_step(record, game, events, writes)
+            record.rev += 1
+            writes.set_json[key] = record.to_dict()
+            writes.expire[key] = (
+                FINISHED_TTL_S if record.status in (OVER, CANCELLED) else RECORD_TTL_S
+            )
+            fired.append(True)
+            return writes
+
+        await self.store.atomic([key], build)
+        if fired:
+            await self._committed(game_id)
+
+    async def claim_and_fire(self, limit: int = 20) -> int:
+        """Fire every deadline that is due (claimed once across processes); return how many."""
+        due = await self.store.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
+        for game_id in due:
+            try:
+                await self.fire_deadline(game_id)
+            except Exception:  # one broken game must not stop the others' deadlines
+                log.exception("deadline of game %s failed; it will fire again", game_id)
+        return len(due)
+
+    # ---- reading -------------------------------------------------------------------
+
+    async def game_of_chat(self, chat_id: int) -> GameRecord | None:
+        """The open game of a group."""
+        game_id = await self.store.get(self.keys.chat_game(chat_id))
+        if not game_id:
+            return None
+        raw = await self.store.get_json(self.keys.game(game_id))
+        return None if raw is None else GameRecord.from_dict(raw)
+
+    async def game_of_person(self, user_id: int) -> GameRecord | None:
+        """The game a person is in."""
+        game_id = await self.store.get(self.keys.user_game(user_id))
+        if not game_id:
+            return None
+        raw = await self.store.get_json(self.keys.game(game_id))
+        return None if raw is None else GameRecord.from_dict(raw)
+
+    async def board(self, chat_id: int) -> Reply:
+        """The table of the group's game (or the lobby), posted again."""
+        t = await self.group_translator(chat_id)
+        record = await self.game_of_chat(chat_id)
+        if record is None:
+            return Reply(t.gettext("No game here. Start one with /newgame."))
+        if record.status == LOBBY:
+            screen = self._lobby_screen(record)
+            return Reply(screen.text, screen.keyboard)
+        game = record.game()
+        names = record.names()
+        left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
+        text = ui.board_text(t, game, names) + "\n\n" + ui.status_text(t, game, names, left)
+        return Reply(text)
+
+    async def private_started(self, person: Person, payload: str | None) -> list[str]:
+        """/start in private: the bot may now write to this person; join a lobby if asked."""
+        await self.store.set_user_prefs(person.id, dm="1", name=person.name)
+        t = await self.translator_for(person)
+        texts = [ui.start_text(t)]
+        if payload and payload.startswith("j") and len(payload) > 1:
+            try:
+                texts.append(await self.join(payload[1:], person))
+            except UserError as err:
+                texts.append(err.text)
+        return texts
+
+    async def person_unreachable(self, user_id: int) -> None:
+        """Telegram refused a private message (403): remember it."""
+        await self.store.set_user_prefs(user_id, dm="0")
+
+
+class _NeedsStart(Exception):
+    """The person must open the bot privately before joining."""
+
+
+def refusal_text(t: Translator, reason: Reason) -> str:
+    """Why the engine refused a decision, in words."""
+    texts = {
+        Reason.MUST_COUP: t.gettext("With 10 or more coins you must stage a Coup."),
+        Reason.CANNOT_AFFORD: t.gettext("You do not have enough coins."),
+        Reason.BAD_TARGET: t.gettext("You cannot target that player."),
+        Reason.NOT_YOUR_DECISION: t.gettext("It is not your decision now."),
+    }
+    return texts.get(reason, t.gettext("That is not allowed now."))

@@ -1,0 +1,87 @@
+"""What one game keeps in Redis besides the engine state: chat, players, prompts, deadline."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..engine import Game, game_from_dict, game_to_dict
+
+LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
+RECORD_SCHEMA = 1
+
+
+@dataclass(slots=True)
+class Seat:
+    """A person in a game: Telegram id, display name, language."""
+
+    id: int
+    name: str
+    lang: str
+
+
+@dataclass(slots=True)
+class Timing:
+    """Seconds per decision kind, the lobby wait and the AFK limit, fixed at game creation."""
+
+    turn: int
+    response: int
+    lose_card: int
+    exchange: int
+    lobby: int
+    afk_limit: int
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A whole game as stored: written compare-and-set on `rev`."""
+
+    id: str
+    chat_id: int
+    thread_id: int | None
+    lang: str
+    creator: int
+    timing: Timing
+    status: str = LOBBY
+    players: list[Seat] = field(default_factory=list)
+    engine: dict[str, Any] | None = None
+    context: int = 0  # engine version at which the current decision was offered
+    prompts: dict[int, int] = field(default_factory=dict)  # user -> context of open prompt
+    deadline_ms: int | None = None
+    created_ms: int = 0
+    rev: int = 0
+
+    def seat(self, user_id: int) -> Seat | None:
+        """The player with this id, if they are in the game."""
+        return next((s for s in self.players if s.id == user_id), None)
+
+    def names(self) -> dict[int, str]:
+        """Display names by id."""
+        return {s.id: s.name for s in self.players}
+
+    def game(self) -> Game:
+        """The engine state."""
+        assert self.engine is not None
+        return game_from_dict(self.engine)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form."""
+        data = asdict(self)
+        data["schema"] = RECORD_SCHEMA
+        data["prompts"] = {str(k): v for k, v in self.prompts.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """Read what to_dict() wrote."""
+        data = dict(data)
+        data.pop("schema", None)
+        data["timing"] = Timing(**data["timing"])
+        data["players"] = [Seat(**s) for s in data["players"]]
+        data["prompts"] = {int(k): v for k, v in data["prompts"].items()}
+        return cls(**data)
+
+
+def engine_dict(game: Game) -> dict[str, Any]:
+    """The engine state to store."""
+    return game_to_dict(game)

@@ -1,0 +1,1 @@
+"""Redis storage: whole-game records written compare-and-set, outboxes and deadlines."""

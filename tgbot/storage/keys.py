@@ -1,0 +1,66 @@
+"""Every Redis key the bot uses, in one place.
+
+One game's keys share the hash tag ``{g:<id>}`` so that they could live on one Redis
+Cluster slot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """Key names under a prefix."""
+
+    prefix: str = "coup"
+
+    def game(self, game_id: str) -> str:
+        """The game record (JSON, with its revision)."""
+        return f"{self.prefix}:{{g:{game_id}}}:game"
+
+    def outbox(self, game_id: str) -> str:
+        """Messages the game's steps produced and the sender has not delivered yet."""
+        return f"{self.prefix}:{{g:{game_id}}}:outbox"
+
+    def messages(self, game_id: str) -> str:
+        """Hash: message reference -> Telegram message id (to edit later)."""
+        return f"{self.prefix}:{{g:{game_id}}}:msgs"
+
+    def sending(self, game_id: str) -> str:
+        """Lock held while one process delivers the game's outbox."""
+        return f"{self.prefix}:{{g:{game_id}}}:sending"
+
+    def chat_game(self, chat_id: int) -> str:
+        """The open game of a group."""
+        return f"{self.prefix}:chat:{chat_id}:game"
+
+    def chat_settings(self, chat_id: int) -> str:
+        """Hash: a group's settings (language, deadlines, AFK limit)."""
+        return f"{self.prefix}:chat:{chat_id}:settings"
+
+    def user_game(self, user_id: int) -> str:
+        """The game a person is in."""
+        return f"{self.prefix}:user:{user_id}:game"
+
+    def user_prefs(self, user_id: int) -> str:
+        """Hash: a person's language and whether the bot may write to them."""
+        return f"{self.prefix}:user:{user_id}:prefs"
+
+    @property
+    def deadlines(self) -> str:
+        """Sorted set: game id scored by its next deadline (epoch milliseconds)."""
+        return f"{self.prefix}:deadlines"
+
+    @property
+    def pending_outboxes(self) -> str:
+        """Set of games whose outbox may hold undelivered messages."""
+        return f"{self.prefix}:outboxes"
+
+    def update(self, update_id: int) -> str:
+        """Marks a Telegram update as applied, so a second delivery changes nothing."""
+        return f"{self.prefix}:update:{update_id}"
+
+    def throttle(self, user_id: int) -> str:
+        """Counts one person's recent updates."""
+        return f"{self.prefix}:throttle:{user_id}"

@@ -1,0 +1,226 @@
+"""A thin Redis layer: compare-and-set transactions, deadlines, outboxes, preferences."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import WatchError
+
+from .keys import Keys
+
+# Claim due deadlines atomically: each claimed one is pushed `lease` ms into the future,
+# so a process that dies while handling it leaves it to fire again later.
+_CLAIM_DUE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, member in ipairs(due) do
+  redis.call('ZADD', KEYS[1], ARGV[2], member)
+end
+return due
+"""
+
+# Release a lock only if we still hold it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+MAX_CAS_ATTEMPTS = 20
+FINISHED_GAME_TTL = 24 * 3600
+
+
+class Conflict(Exception):
+    """Too many concurrent writers on the same keys; the caller may retry later."""
+
+
+@dataclass(slots=True)
+class Writes:
+    """Everything one step writes, applied in one MULTI/EXEC."""
+
+    set_json: dict[str, Any] = field(default_factory=dict)
+    set_str: dict[str, str] = field(default_factory=dict)
+    expire: dict[str, int] = field(default_factory=dict)
+    delete: list[str] = field(default_factory=list)
+    outbox: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (game id, op)
+    deadline_set: dict[str, int] = field(default_factory=dict)  # game id -> epoch ms
+    deadline_clear: list[str] = field(default_factory=list)
+    mark_update: int | None = None
+
+    def send(self, game_id: str, op: dict[str, Any]) -> None:
+        """Queue one delivery in the game's outbox."""
+        self.outbox.append((game_id, op))
+
+
+Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]
+
+
+class Store:
+    """Redis access for the game service."""
+
+    def __init__(self, redis: Redis, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._claim = redis.register_script(_CLAIM_DUE)
+        self._release = redis.register_script(_RELEASE)
+
+    async def ping(self) -> bool:
+        """True when Redis answers."""
+        return bool(await self.redis.ping())
+
+    async def get_json(self, key: str) -> Any:
+        """Read a JSON value (None when missing)."""
+        raw = await self.redis.get(key)
+        return None if raw is None else json.loads(raw)
+
+    async def get(self, key: str) -> str | None:
+        """Read a string value."""
+        raw = await self.redis.get(key)
+        return None if raw is None else raw.decode()
+
+    async def atomic(self, watch: list[str], build: Builder) -> Writes:
+        """Read `watch`, build the writes from what was read, commit them compare-and-set.
+
+        `build` sees the watched keys' values and returns the writes; it may raise to
+        abort with nothing written. A concurrent change to a watched key re-runs it.
+        """
+        for _ in range(MAX_CAS_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(*watch)
+                    values = await pipe.mget(watch) if watch else []
+                    seen = {
+                        k: (None if v is None else v.decode())
+                        for k, v in zip(watch, values, strict=False)
+                    }
+                    writes = build(seen)
+                    if not isinstance(writes, Writes):
+                        writes = await writes
+                    pipe.multi()
+                    self._queue(pipe, writes)
+                    await pipe.execute()
+                    return writes
+                except WatchError:
+                    continue
+        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
+
+    def _queue(self, pipe: Any, writes: Writes) -> None:
+        keys = self.keys
+        for key, value in writes.set_json.items():
+            pipe.set(key, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        for key, text in writes.set_str.items():
+            pipe.set(key, text)
+        for key, seconds in writes.expire.items():
+            pipe.expire(key, seconds)
+        if writes.delete:
+            pipe.delete(*writes.delete)
+        for game_id, op in writes.outbox:
+            pipe.rpush(keys.outbox(game_id), json.dumps(op, ensure_ascii=False))
+            pipe.sadd(keys.pending_outboxes, game_id)
+        for game_id, due_ms in writes.deadline_set.items():
+            pipe.zadd(keys.deadlines, {game_id: due_ms})
+        if writes.deadline_clear:
+            pipe.zrem(keys.deadlines, *writes.deadline_clear)
+        if writes.mark_update is not None:
+            pipe.set(keys.update(writes.mark_update), "1", ex=3 * 24 * 3600)
+
+    # ---- deadlines -----------------------------------------------------------------
+
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 20) -> list[str]:
+        """Claim up to `limit` games whose deadline has passed."""
+        due = await self._claim(keys=[self.keys.deadlines], args=[now_ms, now_ms + lease_ms, limit])
+        return [d.decode() for d in due]
+
+    async def next_deadline_ms(self, game_id: str) -> int | None:
+        """The scheduled deadline of one game."""
+        score = await self.redis.zscore(self.keys.deadlines, game_id)
+        return None if score is None else int(score)
+
+    # ---- outboxes ------------------------------------------------------------------
+
+    async def pending_games(self, limit: int = 50) -> list[str]:
+        """Games that may have undelivered messages."""
+        members = await self.redis.srandmember(self.keys.pending_outboxes, limit)
+        return [m.decode() for m in members or []]
+
+    async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
+        """Take a short lock."""
+        return bool(await self.redis.set(key, token, nx=True, px=ttl_ms))
+
+    async def unlock(self, key: str, token: str) -> None:
+        """Release a lock we hold."""
+        await self._release(keys=[key], args=[token])
+
+    async def outbox_head(self, game_id: str) -> dict[str, Any] | None:
+        """The oldest undelivered message of a game."""
+        raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
+        return None if raw is None else json.loads(raw)
+
+    async def outbox_all(self, game_id: str) -> list[dict[str, Any]]:
+        """Every undelivered message of a game, oldest first."""
+        raw = await self.redis.lrange(self.keys.outbox(game_id), 0, -1)
+        return [json.loads(r) for r in raw]
+
+    async def outbox_trim(self, game_id: str, delivered: int) -> None:
+        """Drop the `delivered` oldest messages."""
+        await self.redis.ltrim(self.keys.outbox(game_id), delivered, -1)
+
+    async def outbox_done(self, game_id: str) -> None:
+        """Forget a game's outbox once it is empty (checked atomically)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(self.keys.outbox(game_id))
+                if await pipe.llen(self.keys.outbox(game_id)) == 0:
+                    pipe.multi()
+                    pipe.srem(self.keys.pending_outboxes, game_id)
+                    await pipe.execute()
+            except WatchError:
+                pass
+
+    async def message_ids(self, game_id: str) -> dict[str, int]:
+        """Message references of a game -> Telegram message ids."""
+        raw = await self.redis.hgetall(self.keys.messages(game_id))
+        return {k.decode(): int(v) for k, v in raw.items()}
+
+    async def remember_message(self, game_id: str, ref: str, message_id: int) -> None:
+        """Note which Telegram message a reference stands for."""
+        key = self.keys.messages(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, ref, message_id)
+            pipe.expire(key, 7 * 24 * 3600)
+            await pipe.execute()
+
+    # ---- preferences ---------------------------------------------------------------
+
+    async def user_prefs(self, user_id: int) -> dict[str, str]:
+        """A person's stored preferences."""
+        raw = await self.redis.hgetall(self.keys.user_prefs(user_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def set_user_prefs(self, user_id: int, **values: str) -> None:
+        """Store some of a person's preferences."""
+        await self.redis.hset(self.keys.user_prefs(user_id), mapping=values)
+
+    async def chat_settings(self, chat_id: int) -> dict[str, str]:
+        """A group's stored settings."""
+        raw = await self.redis.hgetall(self.keys.chat_settings(chat_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def set_chat_settings(self, chat_id: int, **values: str) -> None:
+        """Store some of a group's settings."""
+        await self.redis.hset(self.keys.chat_settings(chat_id), mapping=values)
+
+    async def seen_update(self, update_id: int) -> bool:
+        """True if this update was already applied."""
+        return bool(await self.redis.exists(self.keys.update(update_id)))
+
+    async def hit(self, user_id: int, window_s: int) -> int:
+        """Count one update from a person in the current window; return the count."""
+        key = self.keys.throttle(user_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
+            pipe.incr(key)
+            _, count = await pipe.execute()
+        return int(count)

@@ -1,0 +1,1 @@
+"""The Telegram side: thin handlers, the webhook app and the outbox sender."""

@@ -1,0 +1,165 @@
+"""Delivers each game's outbox in order, at least once, surviving crashes and 429s."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from telegram import Bot
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
+
+from ..storage.store import Store
+from .keyboards import markup
+
+log = logging.getLogger(__name__)
+
+LOCK_MS = 120_000
+MAX_RETRY_AFTER_WAITS = 5
+MAX_TEXT = 4096
+
+
+def _seconds(retry_after: int | timedelta) -> float:
+    if isinstance(retry_after, timedelta):
+        return retry_after.total_seconds()
+    return float(retry_after)
+
+
+def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat."""
+    merged: list[dict[str, Any]] = []
+    for op in lane:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and _plain_send(previous)
+            and _plain_send(op)
+            and len(previous["text"]) + len(op["text"]) + 2 <= MAX_TEXT
+        ):
+            merged[-1] = {**previous, "text": previous["text"] + "\n\n" + op["text"]}
+        else:
+            merged.append(op)
+    return merged
+
+
+def _plain_send(op: dict[str, Any]) -> bool:
+    return op["op"] == "send" and not op.get("kb") and not op.get("ref")
+
+
+class Sender:
+    """Drains outboxes; one process at a time per game, oldest message first."""
+
+    def __init__(self, bot: Bot, store: Store) -> None:
+        self.bot = bot
+        self.store = store
+        self.keys = store.keys
+
+    async def flush(self, game_id: str) -> None:
+        """Deliver everything queued for a game (returns early if another process is on it)."""
+        while True:
+            token = secrets.token_hex(8)
+            lock = self.keys.sending(game_id)
+            if not await self.store.lock(lock, token, LOCK_MS):
+                return
+            try:
+                await self._drain(game_id)
+            finally:
+                await self.store.unlock(lock, token)
+            if await self.store.outbox_head(game_id) is None:
+                await self.store.outbox_done(game_id)
+                return
+
+    async def flush_pending(self) -> None:
+        """Deliver what any game still has queued (after a crash, or a failed send)."""
+        for game_id in await self.store.pending_games():
+            try:
+                await self.flush(game_id)
+            except (NetworkError, TimedOut) as err:
+                log.warning("outbox of game %s not delivered yet: %s", game_id, err)
+
+    async def _drain(self, game_id: str) -> None:
+        """Deliver the queued messages, one lane per chat, the lanes side by side.
+
+        Order matters only within a chat, so a group held back by its 20-a-minute limit
+        does not hold back the players' prompts. Plain group messages queued back to back
+        are merged into one, which keeps the group under its limit.
+        """
+        while ops := await self.store.outbox_all(game_id):
+            refs = await self.store.message_ids(game_id)
+            lanes: dict[int, list[dict[str, Any]]] = {}
+            for op in ops:
+                lanes.setdefault(op["chat"], []).append(op)
+            await asyncio.gather(
+                *(self._deliver_lane(game_id, merge_sends(lane), refs) for lane in lanes.values())
+            )
+            await self.store.outbox_trim(game_id, len(ops))
+
+    async def _deliver_lane(
+        self, game_id: str, lane: list[dict[str, Any]], refs: dict[str, int]
+    ) -> None:
+        for op in lane:
+            await self._deliver(game_id, op, refs)
+
+    async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+        for _ in range(MAX_RETRY_AFTER_WAITS):
+            try:
+                if op["op"] == "send":
+                    await self._send(game_id, op, refs)
+                else:
+                    await self._edit(op, refs)
+                return
+            except RetryAfter as err:  # the rate limiter's own retries were not enough
+                await asyncio.sleep(_seconds(err.retry_after))
+        raise NetworkError("flood control did not clear")
+
+    async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+        try:
+            message = await self.bot.send_message(
+                chat_id=op["chat"],
+                text=op["text"],
+                reply_markup=markup(op.get("kb")),
+                message_thread_id=op.get("thread"),
+            )
+        except Forbidden:
+            await self._unreachable(op)
+            return
+        except BadRequest as err:
+            log.warning("message to chat %s refused: %s", op["chat"], err.message)
+            return
+        if op.get("ref"):
+            refs[op["ref"]] = message.message_id
+            await self.store.remember_message(game_id, op["ref"], message.message_id)
+
+    async def _edit(self, op: dict[str, Any], refs: dict[str, int]) -> None:
+        message_id = refs.get(op["ref"])
+        if message_id is None:
+            return  # never delivered (the person was unreachable): nothing to edit
+        try:
+            await self.bot.edit_message_text(
+                text=op["text"],
+                chat_id=op["chat"],
+                message_id=message_id,
+                reply_markup=markup(op.get("kb")),
+            )
+        except BadRequest as err:
+            if "not modified" not in err.message.lower():
+                log.warning("edit in chat %s refused: %s", op["chat"], err.message)
+        except Forbidden:
+            pass
+
+    async def _unreachable(self, op: dict[str, Any]) -> None:
+        """A private message was refused: note it, and tell the group how to fix it."""
+        user_id = op["chat"]
+        already_known = (await self.store.user_prefs(user_id)).get("dm") == "0"
+        await self.store.set_user_prefs(user_id, dm="0")
+        note = op.get("unreachable")
+        if not note or op.get("group") is None or already_known:
+            return
+        try:
+            await self.bot.send_message(
+                chat_id=op["group"], text=note, message_thread_id=op.get("group_thread")
+            )
+        except (Forbidden, BadRequest) as err:
+            log.warning("could not tell group %s about %s: %s", op["group"], user_id, err)
