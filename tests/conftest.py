@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from .redis_server import redis_url
+
+# python-telegram-bot 22 warns that RetryAfter.retry_after becomes a timedelta; opt in now
+# (the sender accepts both), as the bot itself does.
+os.environ.setdefault("PTB_TIMEDELTA", "1")
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,10 @@ import sys
 import time
 from collections.abc import Sequence
 
+from .config import DEFAULT_LOCALES
+from .engine.events import Event
+from .rendering.i18n import Catalogs
+from .rendering.texts import describe
 from .simulation import simulate
 
 
@@ -19,7 +23,16 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--games", type=int, default=100, metavar="K")
     sim.add_argument("--seed", type=int, default=1, metavar="S")
     sim.add_argument("--log", action="store_true", help="print the first game's public log")
+    sim.add_argument("--lang", choices=("ka", "en"), default="ka", help="language of the log")
     return parser
+
+
+def public_log(events: list[Event], lang: str) -> str:
+    """A game's public events as the group would read them."""
+    t = Catalogs(DEFAULT_LOCALES).get(lang)
+    names = {pid: f"P{pid}" for pid in range(1, 7)}
+    lines = [describe(e, t, names) for e in events if e.recipient is None]
+    return "\n".join(line for line in lines if line)
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -28,9 +41,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     summary, first = simulate(args.players, args.games, args.seed)
     elapsed = time.perf_counter() - started
     if args.log and first is not None:
-        for event in first.events:
-            if event.recipient is None:
-                print(event)
+        print(public_log(first.events, args.lang))
         print()
     print(f"games: {summary.games}")
     print(f"decisions: {summary.decisions}")

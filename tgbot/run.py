@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import AsyncIterator
 
@@ -105,6 +106,9 @@ def run_polling(config: Config) -> None:
 
 def run(config: Config) -> None:
     """Webhook mode when WEBHOOK_URL is set, else polling."""
+    # RetryAfter.retry_after becomes a timedelta in python-telegram-bot 23; the sender
+    # takes both, so opt in now and skip the deprecation warning.
+    os.environ.setdefault("PTB_TIMEDELTA", "1")
     logging.basicConfig(
         level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

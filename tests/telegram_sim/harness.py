@@ -14,9 +14,14 @@ from typing import Any
 
 import httpx
 import uvicorn
+from redis.asyncio import Redis
 
-from tgbot.config import Config, Deadlines
+from tgbot.config import DEFAULT_LOCALES, Config, Deadlines
+from tgbot.rendering.i18n import Catalogs
 from tgbot.run import webhook_app
+from tgbot.service.records import GameRecord
+from tgbot.storage.keys import Keys
+from tgbot.storage.store import Store
 
 from .server import TelegramSim, build_sim_app
 
@@ -67,12 +72,38 @@ class TgUser:
 class Harness:
     """The bot under test, the simulated Telegram, and helpers to act as players."""
 
-    def __init__(self, sim: TelegramSim, webhook_url: str, http: httpx.AsyncClient) -> None:
+    def __init__(
+        self, sim: TelegramSim, webhook_url: str, http: httpx.AsyncClient, config: Config
+    ) -> None:
         self.sim = sim
+        self.config = config
+        self.store = Store(Redis.from_url(config.redis_url or ""), Keys(config.key_prefix))
         self.url = webhook_url
         self.http = http
         self._update_ids = itertools.count(1000)
         self._message_ids = itertools.count(1)
+        self.catalogs = Catalogs(DEFAULT_LOCALES)
+
+    async def record_of_chat(self, chat_id: int) -> GameRecord | None:
+        """The stored game of a group, read straight from Redis."""
+        game_id = await self.store.get(self.store.keys.chat_game(chat_id))
+        if not game_id:
+            return None
+        raw = await self.store.get_json(self.store.keys.game(game_id))
+        return None if raw is None else GameRecord.from_dict(raw)
+
+    async def record(self, game_id: str) -> GameRecord | None:
+        """A stored game by id."""
+        raw = await self.store.get_json(self.store.keys.game(game_id))
+        return None if raw is None else GameRecord.from_dict(raw)
+
+    def has_button(self, chat_id: int, text: str) -> bool:
+        """True if a message in the chat shows a button with exactly this text."""
+        return any(b["text"] == text for m in self.sim.messages(chat_id) for b in m.buttons())
+
+    def tr(self, msgid: str, lang: str = "ka") -> str:
+        """What the bot says for `msgid` in a language."""
+        return self.catalogs.get(lang).gettext(msgid)
 
     async def post(self, update: dict[str, Any], secret: str | None = SECRET) -> httpx.Response:
         """Deliver an update to the webhook, as Telegram would."""
@@ -198,6 +229,9 @@ async def running_bot(
             await stack.enter_async_context(serve(webhook_app(config), port))
             urls.append(f"http://127.0.0.1:{port}{WEBHOOK_PATH}")
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
-        harness = Harness(sim, urls[0], http)
+        harness = Harness(sim, urls[0], http, config)
         harness.urls = urls  # type: ignore[attr-defined]
-        yield harness
+        try:
+            yield harness
+        finally:
+            await harness.store.redis.aclose()

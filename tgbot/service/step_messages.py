@@ -170,7 +170,14 @@ class StepMessages:
             elif own_lines and any(
                 e.recipient == seat.id or isinstance(e, ev.GameEnded) for e in events
             ):
-                out.ops.append(private_send(record, seat.id, "\n".join(own_lines)))
+                out.ops.append(
+                    private_send(
+                        record,
+                        seat.id,
+                        "\n".join(own_lines),
+                        unreachable_note=self.unreachable_note(record, seat.id),
+                    )
+                )
         return out
 
     def _group_text(

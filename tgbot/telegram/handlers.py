@@ -191,12 +191,18 @@ class Dispatcher:
             await self._reply(message, reply)
 
     async def _reply(self, message: Message, reply: Reply) -> None:
-        await self.bot.send_message(
-            chat_id=message.chat.id,
-            text=reply.text,
-            reply_markup=markup(reply.keyboard),
-            message_thread_id=message.message_thread_id if message.is_topic_message else None,
-        )
+        try:
+            await self.bot.send_message(
+                chat_id=message.chat.id,
+                text=reply.text,
+                reply_markup=markup(reply.keyboard),
+                message_thread_id=message.message_thread_id if message.is_topic_message else None,
+            )
+        except Forbidden:  # they blocked the bot, or it was removed from the group
+            if message.chat.id > 0:
+                await self.service.person_unreachable(message.chat.id)
+        except BadRequest as err:
+            log.warning("reply in chat %s refused: %s", message.chat.id, err.message)
 
     async def _command(
         self,

@@ -1,0 +1,66 @@
+"""Acting as players in the simulated Telegram: open a lobby, join, press buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from tests.telegram_sim.harness import Harness, TgUser
+
+GROUP = -100500
+
+
+def players(n: int, lang: str | None = "ka", first_id: int = 1000) -> list[TgUser]:
+    """n Telegram users."""
+    return [TgUser(first_id + i, f"Player{i}", lang) for i in range(n)]
+
+
+async def open_lobby(h: Harness, users: list[TgUser], group: int = GROUP, lang: str = "ka") -> str:
+    """Everyone starts the bot privately, the first opens a lobby, the rest join it."""
+    for u in users:
+        await h.say(u, u.id, "/start")
+    await h.say(users[0], group, "/newgame")
+    join = h.tr("✋ Join", lang)
+    await h.until(lambda: h.has_button(group, join))
+    for u in users[1:]:
+        answer = await h.press_text(u, group, join)
+        assert "url" not in answer, answer
+    record = await h.record_of_chat(group)
+    assert record is not None
+    return record.id
+
+
+async def open_and_start(
+    h: Harness, users: list[TgUser], group: int = GROUP, lang: str = "ka"
+) -> str:
+    """Open a lobby, fill it and press Start; wait for the first prompt."""
+    game_id = await open_lobby(h, users, group, lang)
+    await h.press_text(users[0], group, h.tr("▶️ Start", lang))
+    await h.until(lambda: any(h.sim.with_buttons(u.id) for u in users))
+    return game_id
+
+
+async def press_random(h: Harness, users: list[TgUser], rng: random.Random) -> bool:
+    """Press one random live button of one random player; False if none is live."""
+    live = [(u, m) for u in users for m in h.sim.with_buttons(u.id)]
+    if not live:
+        return False
+    user, message = rng.choice(live)
+    button = rng.choice(message.buttons())
+    await h.press(user, user.id, message.message_id, button["callback_data"])
+    return True
+
+
+async def play_to_end(
+    h: Harness, users: list[TgUser], rng: random.Random, group: int = GROUP
+) -> int:
+    """Press buttons until the group reads the winner; return how many presses it took."""
+    presses = 0
+    for _ in range(5000):
+        if "🏆" in h.sim.text_of(group):
+            return presses
+        if await press_random(h, users, rng):
+            presses += 1
+        else:
+            await asyncio.sleep(0.02)
+    raise AssertionError("the game did not end")
