@@ -1,0 +1,95 @@
+"""Configuration: clear one-line errors, no token in output, the compose file validates."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tgbot.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "123456:SECRET-token-value"
+
+
+def run_bot(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "WEBHOOK_", "REDIS"))}
+    return subprocess.run(
+        [sys.executable, "-m", "tgbot"],
+        env={**clean, **env},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "variable"),
+    [
+        ({}, "BOT_TOKEN"),
+        ({"BOT_TOKEN": "nonsense"}, "BOT_TOKEN"),
+        ({"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "http://plain"}, "WEBHOOK_URL"),
+        ({"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.example"}, "WEBHOOK_SECRET"),
+        ({"BOT_TOKEN": TOKEN, "PORT": "eighty"}, "PORT"),
+        ({"BOT_TOKEN": TOKEN, "TURN_SECONDS": "1"}, "TURN_SECONDS"),
+        ({"BOT_TOKEN": TOKEN, "REDIS_URL": "localhost:6379"}, "REDIS_URL"),
+        ({"BOT_TOKEN": TOKEN, "LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+    ],
+)
+def test_bad_configuration_stops_with_one_line(
+    env: dict[str, str], variable: str, tmp_path: Path
+) -> None:
+    result = run_bot(env, tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert variable in lines[0] and "Traceback" not in result.stderr
+    assert "SECRET-token-value" not in result.stderr + result.stdout
+
+
+def test_dotenv_is_read_and_environment_wins(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f"BOT_TOKEN={TOKEN}\nTURN_SECONDS=120\n# comment\nPORT=9000\n")
+    config = load_config({"PORT": "9100"}, dotenv)
+    assert config.bot_token == TOKEN
+    assert config.deadlines.turn == 120 and config.listen_port == 9100
+    assert "SECRET" not in repr(config)
+
+
+def test_missing_token_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match="BOT_TOKEN"):
+        load_config({}, Path("/nonexistent/.env"))
+
+
+def test_compose_file_validates_against_the_compose_spec() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.compose-spec",
+            str(ROOT / "docker-compose.yml"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_runs_the_bot_behind_a_healthy_persistent_redis() -> None:
+    from ruamel.yaml import YAML  # comes with check-jsonschema
+
+    compose = YAML(typ="safe").load((ROOT / "docker-compose.yml").read_text())
+    redis, bot = compose["services"]["redis"], compose["services"]["bot"]
+    assert "--appendonly" in redis["command"] and "redis-data:/data" in redis["volumes"]
+    assert "healthcheck" in redis
+    assert bot["depends_on"]["redis"]["condition"] == "service_healthy"
+    for variable in ("BOT_TOKEN", "WEBHOOK_URL", "WEBHOOK_SECRET"):
+        assert ":?" in bot["environment"][variable]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "\nUSER coup" in dockerfile and "HEALTHCHECK" in dockerfile
