@@ -354,8 +354,9 @@ class GameService:
 
     def _start(self, record: GameRecord, writes: Writes) -> None:
         group_t = self.catalogs.get(record.lang)
+        record.seed = self.new_seed()
         game, events = Game.new(
-            [s.id for s in record.players], self.new_seed(), afk_limit=record.timing.afk_limit
+            [s.id for s in record.players], record.seed, afk_limit=record.timing.afk_limit
         )
         record.status = PLAYING
         writes.send(

@@ -45,6 +45,7 @@ class GameRecord:
     status: str = LOBBY
     players: list[Seat] = field(default_factory=list)
     engine: dict[str, Any] | None = None
+    seed: int | None = None  # with the decisions, reproduces the game
     context: int = 0  # engine version at which the current decision was offered
     prompts: dict[int, int] = field(default_factory=dict)  # user -> context of open prompt
     deadline_ms: int | None = None

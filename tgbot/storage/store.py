@@ -28,6 +28,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+# Extend a lock only if we still hold it.
+_EXTEND = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
 MAX_CAS_ATTEMPTS = 20
 FINISHED_GAME_TTL = 24 * 3600
 
@@ -65,6 +71,7 @@ class Store:
         self.keys = keys
         self._claim = redis.register_script(_CLAIM_DUE)
         self._release = redis.register_script(_RELEASE)
+        self._extend = redis.register_script(_EXTEND)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -148,6 +155,10 @@ class Store:
     async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
         """Take a short lock."""
         return bool(await self.redis.set(key, token, nx=True, px=ttl_ms))
+
+    async def extend(self, key: str, token: str, ttl_ms: int) -> bool:
+        """Keep a lock we hold for another `ttl_ms`."""
+        return bool(await self._extend(keys=[key], args=[token, ttl_ms]))
 
     async def unlock(self, key: str, token: str) -> None:
         """Release a lock we hold."""

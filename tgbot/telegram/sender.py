@@ -16,7 +16,7 @@ from .keyboards import markup
 
 log = logging.getLogger(__name__)
 
-LOCK_MS = 120_000
+LOCK_MS = 6_000
 MAX_RETRY_AFTER_WAITS = 5
 MAX_TEXT = 4096
 
@@ -63,13 +63,22 @@ class Sender:
             lock = self.keys.sending(game_id)
             if not await self.store.lock(lock, token, LOCK_MS):
                 return
+            # The lock is short and kept alive while we work, so a process killed mid-way
+            # holds up its game's messages for LOCK_MS at most.
+            keeper = asyncio.create_task(self._keep(lock, token))
             try:
                 await self._drain(game_id)
             finally:
+                keeper.cancel()
                 await self.store.unlock(lock, token)
             if await self.store.outbox_head(game_id) is None:
                 await self.store.outbox_done(game_id)
                 return
+
+    async def _keep(self, lock: str, token: str) -> None:
+        while True:
+            await asyncio.sleep(LOCK_MS / 3000)
+            await self.store.extend(lock, token, LOCK_MS)
 
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""

@@ -1,0 +1,34 @@
+"""The bot's webhook app in a process of its own, for tests that kill it (-9) and restart it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import uvicorn
+
+from tgbot.config import Config
+from tgbot.run import webhook_app
+
+
+def main() -> None:
+    """Serve on the port given as the only argument; settings come from the environment."""
+    os.environ.setdefault("PTB_TIMEDELTA", "1")
+    config = Config(
+        bot_token="123456:TEST-token",
+        redis_url=os.environ["REDIS_URL"],
+        webhook_secret=os.environ["WEBHOOK_SECRET"],
+        api_base_url=os.environ["TELEGRAM_API_URL"],
+        key_prefix=os.environ["REDIS_KEY_PREFIX"],
+        group_messages_per_minute=6000,
+    )
+    uvicorn.run(
+        webhook_app(config, set_webhook=False),
+        host="127.0.0.1",
+        port=int(sys.argv[1]),
+        log_level="warning",
+    )
+
+
+if __name__ == "__main__":
+    main()

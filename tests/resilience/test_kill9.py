@@ -1,0 +1,211 @@
+"""Kill -9 the bot again and again mid-game: every game still ends as if nothing happened."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+from tgbot.config import DEFAULT_LOCALES, Config
+from tgbot.engine import Decision, Game, game_to_dict
+from tgbot.engine.events import ResponsePassed
+from tgbot.rendering import buttons
+from tgbot.rendering.i18n import Catalogs
+from tgbot.rendering.texts import describe
+
+from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
+from tests.telegram_sim.server import TelegramSim, build_sim_app
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLS_WANTED = 20
+CATALOGS = Catalogs(DEFAULT_LOCALES)
+
+
+def policy(game: Game, player: int) -> Decision:
+    """A deterministic choice among the legal decisions, the same in the replay."""
+    legal = game.legal_decisions(player)
+    return legal[(game.version * 7 + player) % len(legal)]
+
+
+class BotProcess:
+    """The bot as a child process that can be killed and started again."""
+
+    def __init__(self, port: int, env: dict[str, str]) -> None:
+        self.port = port
+        self.env = env
+        self.process: subprocess.Popen[bytes] | None = None
+        self.kills = 0
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.resilience.bot_process", str(self.port)],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def kill9(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.kills += 1
+
+    async def ready(self, http: httpx.AsyncClient) -> None:
+        for _ in range(1800):
+            with contextlib.suppress(httpx.HTTPError):
+                if (await http.get(f"http://127.0.0.1:{self.port}/healthz")).status_code == 200:
+                    return
+            await asyncio.sleep(0.05)
+        raise AssertionError("the bot did not come up")
+
+
+async def post_until_accepted(h: Harness, update: dict) -> None:
+    """Deliver an update the way Telegram does: again and again until it gets a 200."""
+    for _ in range(1200):
+        try:
+            response = await h.post(update)
+            if response.status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        await asyncio.sleep(0.05)
+    raise AssertionError("the update was never accepted")
+
+
+async def wait_for_prompt(h: Harness, user: int, prefix: str) -> int:
+    """The id of the private message that carries this decision's buttons."""
+    for _ in range(1200):
+        for message in reversed(h.sim.messages(user)):
+            if any(b.get("callback_data", "").startswith(prefix) for b in message.buttons()):
+                return message.message_id
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"prompt {prefix} never reached {user}")
+
+
+async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
+    """Open, fill and start a lobby, then decide by `policy` until the game is over."""
+    for u in users:
+        await post_until_accepted(h, h.message_update(u, u.id, "/start"))
+    await post_until_accepted(h, h.message_update(users[0], group, "/newgame"))
+    for _ in range(1200):
+        record = await h.record_of_chat(group)
+        if record is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert record is not None
+    game_id = record.id
+    for u in users[1:]:
+        await post_until_accepted(h, h.press_update(u, group, 0, f"{game_id}.0.J"))
+    await post_until_accepted(h, h.press_update(users[0], group, 0, f"{game_id}.0.S"))
+    for _ in range(3000):
+        record = await h.record(game_id)
+        assert record is not None
+        if record.status == "over":
+            return game_id
+        if record.status != "playing":
+            await asyncio.sleep(0.05)
+            continue
+        game = record.game()
+        player = game.awaiting().players[0]
+        decision = policy(game, player)
+        seats = [p.id for p in game.players]
+        prefix = f"{game_id}.{record.context}."
+        message_id = await wait_for_prompt(h, player, prefix)
+        data = buttons.pack(game_id, record.context, buttons.encode_decision(decision, seats))
+        user = next(u for u in users if u.id == player)
+        await post_until_accepted(h, h.press_update(user, player, message_id, data))
+    raise AssertionError("the game did not end")
+
+
+def check_against_replay(
+    h: Harness, record_engine: dict, seed: int, ids: list[int], names: dict[int, str], group: int
+) -> None:
+    replay, events = Game.new(ids, seed)
+    while not replay.over:
+        player = replay.awaiting().players[0]
+        events += replay.apply(player, policy(replay, player))
+    assert game_to_dict(replay) == record_engine, "the game differs from an uninterrupted run"
+    t = CATALOGS.get("ka")
+    expected = Counter(
+        line
+        for e in events
+        if e.recipient is None
+        and not isinstance(e, ResponsePassed)
+        and (line := describe(e, t, names))
+    )
+    delivered = Counter(line for m in h.sim.messages(group) for line in m.text.split("\n") if line)
+    missing = expected - delivered
+    assert not missing, f"group lines never delivered: {missing}"
+
+
+async def test_kill_9_at_many_points_loses_and_repeats_nothing(redis_server_url: str) -> None:
+    sim = TelegramSim()
+    sim_port, bot_port = free_port(), free_port()
+    prefix = f"k{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_server_url,
+        "WEBHOOK_SECRET": SECRET,
+        "TELEGRAM_API_URL": f"http://127.0.0.1:{sim_port}/bot",
+        "REDIS_KEY_PREFIX": prefix,
+    }
+    config = Config(bot_token="123456:TEST-token", redis_url=redis_server_url, key_prefix=prefix)
+    rng = random.Random(20)
+    async with serve(build_sim_app(sim), sim_port), httpx.AsyncClient(timeout=10) as http:
+        bot = BotProcess(bot_port, env)
+        bot.start()
+        await bot.ready(http)
+        h = Harness(sim, f"http://127.0.0.1:{bot_port}{WEBHOOK_PATH}", http, config)
+        stop = asyncio.Event()
+
+        async def killer() -> None:
+            while not stop.is_set():
+                await asyncio.sleep(rng.uniform(0.2, 1.2))
+                if stop.is_set():
+                    break
+                bot.kill9()
+                bot.start()
+                await bot.ready(http)
+
+        killing = asyncio.create_task(killer())
+        finished: list[tuple[str, int, list[TgUser]]] = []
+        try:
+            round_no = 0
+            while (bot.kills < KILLS_WANTED or not finished) and round_no < 6:
+                groups = [-(900000 + round_no * 10 + i) for i in range(3)]
+                tables = [
+                    [
+                        TgUser(50000 + round_no * 100 + i * 10 + j, f"R{round_no}P{i}{j}")
+                        for j in range(3 + i)
+                    ]
+                    for i in range(3)
+                ]
+                ids = await asyncio.gather(
+                    *(play_one(h, g, u) for g, u in zip(groups, tables, strict=True))
+                )
+                finished += list(zip(ids, groups, tables, strict=True))  # type: ignore[arg-type]
+                round_no += 1
+        finally:
+            stop.set()
+            await killing
+        # Let the last deliveries land, then compare every game with an uninterrupted run.
+        await asyncio.sleep(1.5)
+        for game_id, group, users in finished:  # type: ignore[misc]
+            record = await h.record(game_id)
+            assert record is not None and record.seed is not None and record.engine is not None
+            names = {u.id: u.first_name for u in users}
+            check_against_replay(h, record.engine, record.seed, [u.id for u in users], names, group)
+        assert bot.kills >= KILLS_WANTED
+        print(f"\nkill -9: {bot.kills} kills over {len(finished)} games, all equal to their replay")
+        bot.kill9()
+        await h.store.redis.aclose()
