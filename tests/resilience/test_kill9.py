@@ -15,15 +15,14 @@ from pathlib import Path
 
 import httpx
 
+from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
+from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.config import DEFAULT_LOCALES, Config
 from tgbot.engine import Decision, Game, game_to_dict
 from tgbot.engine.events import ResponsePassed
 from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
-
-from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
-from tests.telegram_sim.server import TelegramSim, build_sim_app
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS_WANTED = 20

@@ -147,28 +147,36 @@ class StepMessages:
                 if _concerns(e, seat.id) and (line := describe(e, t, names, seat.id))
             ]
             open_context = record.prompts.get(seat.id)
-            if open_context is not None and (not same_context or seat.id not in waiting.players):
+            closing = open_context is not None and (
+                not same_context or seat.id not in waiting.players
+            )
+            if seat.id in prompted:
+                screen = self._prompt(t, record, game, seat.id, names, own_lines)
+                op = private_send(
+                    record,
+                    seat.id,
+                    screen.text,
+                    screen.keyboard,
+                    prompt_ref(seat.id),
+                    self.unreachable_note(record, seat.id),
+                )
+                if closing:
+                    # They were just looking at a question: the next one replaces it in
+                    # place, one call instead of two.
+                    op["op"] = "show"
+                out.ops.append(op)
+                record.prompts[seat.id] = record.context
+            elif closing:
                 out.ops.append(
                     edit(
                         seat.id, prompt_ref(seat.id), self._closing_text(t, events, names, seat.id)
                     )
                 )
                 del record.prompts[seat.id]
-            if seat.id in prompted:
-                screen = self._prompt(t, record, game, seat.id, names, own_lines)
-                out.ops.append(
-                    private_send(
-                        record,
-                        seat.id,
-                        screen.text,
-                        screen.keyboard,
-                        prompt_ref(seat.id),
-                        self.unreachable_note(record, seat.id),
-                    )
-                )
-                record.prompts[seat.id] = record.context
-            elif own_lines and any(
-                e.recipient == seat.id or isinstance(e, ev.GameEnded) for e in events
+            if (
+                seat.id not in prompted
+                and own_lines
+                and any(e.recipient == seat.id or isinstance(e, ev.GameEnded) for e in events)
             ):
                 out.ops.append(
                     private_send(

@@ -116,6 +116,8 @@ class Sender:
             try:
                 if op["op"] == "send":
                     await self._send(game_id, op, refs)
+                elif op["op"] == "show":
+                    await self._show(game_id, op, refs)
                 else:
                     await self._edit(op, refs)
                 return
@@ -140,6 +142,26 @@ class Sender:
         if op.get("ref"):
             refs[op["ref"]] = message.message_id
             await self.store.remember_message(game_id, op["ref"], message.message_id)
+
+    async def _show(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+        """Edit the referenced message into this one; send it anew if there is none."""
+        message_id = refs.get(op["ref"])
+        if message_id is not None:
+            try:
+                await self.bot.edit_message_text(
+                    text=op["text"],
+                    chat_id=op["chat"],
+                    message_id=message_id,
+                    reply_markup=markup(op.get("kb")),
+                )
+                return
+            except BadRequest as err:
+                if "not modified" in err.message.lower():
+                    return
+            except Forbidden:
+                await self._unreachable(op)
+                return
+        await self._send(game_id, op, refs)
 
     async def _edit(self, op: dict[str, Any], refs: dict[str, int]) -> None:
         message_id = refs.get(op["ref"])
