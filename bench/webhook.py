@@ -104,12 +104,27 @@ async def bare_phase(http: httpx.AsyncClient, url: str, workers: int, seconds: f
     latencies: list[float] = []
     stop_at = time.monotonic() + seconds
     started = time.monotonic()
-    h = Harness(TelegramSim(), url, http, Config(bot_token="1:x"))
+    update_ids = iter(range(10_000_000, 20_000_000))
 
     async def worker(i: int) -> None:
         user = TgUser(90_000 + i, "Bare")
         while time.monotonic() < stop_at:
-            update = h.press_update(user, user.id, 1, "bare.0.P")
+            n = next(update_ids)
+            update = {
+                "update_id": n,
+                "callback_query": {
+                    "id": f"cb{n}",
+                    "from": user.json(),
+                    "chat_instance": "ci",
+                    "data": "bare.0.P",
+                    "message": {
+                        "message_id": 1,
+                        "date": 0,
+                        "text": "?",
+                        "chat": {"id": user.id, "type": "private"},
+                    },
+                },
+            }
             t0 = time.perf_counter()
             response = await http.post(url, json=update)
             if response.status_code == 200:

@@ -31,6 +31,7 @@ GROUP_COMMANDS = [
     ("leave", N_("leave the game")),
     ("startgame", N_("start the game now")),
     ("board", N_("show the table")),
+    ("top", N_("the group's best players")),
     ("cancel", N_("cancel the game")),
     ("settings", N_("time limits and language")),
     ("rules", N_("the rules")),
@@ -39,6 +40,7 @@ GROUP_COMMANDS = [
 PRIVATE_COMMANDS = [
     ("start", N_("let the bot write to you")),
     ("language", N_("choose your language")),
+    ("stats", N_("your games and wins")),
     ("leave", N_("leave your game")),
     ("rules", N_("the rules")),
     ("help", N_("how to play")),
@@ -84,6 +86,7 @@ class Runtime:
         store = Store(redis, Keys(config.key_prefix))
         catalogs = Catalogs(config.locales_dir)
         service = GameService(store, catalogs, config.deadlines, bot.username)
+        service.ai_pause_ms = config.ai_pause_ms
         sender = Sender(bot, store)
         dispatcher = Dispatcher(service, bot, sender)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)

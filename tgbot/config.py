@@ -43,6 +43,7 @@ class Config:
     key_prefix: str = "coup"
     deadlines: Deadlines = field(default_factory=Deadlines)
     group_messages_per_minute: int = 20  # Telegram's limit; tests raise it to save time
+    ai_pause_ms: tuple[int, int] = (1500, 3500)  # how long an AI player "thinks"
 
     def __repr__(self) -> str:
         redis = "set" if self.redis_url else None  # the token and secrets never get printed

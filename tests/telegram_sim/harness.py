@@ -206,6 +206,7 @@ def config_for_tests(
         key_prefix=f"t{uuid.uuid4().hex[:8]}",
         deadlines=deadlines or Deadlines(),
         group_messages_per_minute=group_rate,
+        ai_pause_ms=(30, 80),
     )
 
 

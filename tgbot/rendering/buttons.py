@@ -41,7 +41,10 @@ _ACTION_CODE = {
 _CODE_ACTION = {v: k for k, v in _ACTION_CODE.items()}
 
 LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL = "J", "Q", "S", "X"
-LOBBY_CODES = frozenset({LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL})
+LOBBY_ADD_AI, LOBBY_REMOVE_AI = "A", "R"
+LOBBY_CODES = frozenset(
+    {LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL, LOBBY_ADD_AI, LOBBY_REMOVE_AI}
+)
 PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
 BACK = "tb"
 

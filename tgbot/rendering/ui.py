@@ -10,6 +10,7 @@ from ..engine import (
     Action,
     Block,
     Challenge,
+    Character,
     Decision,
     DecisionKind,
     Game,
@@ -72,6 +73,14 @@ def lobby_screen(
             {"text": t.gettext("🚪 Leave"), "data": buttons.pack(game_id, 0, buttons.LOBBY_LEAVE)},
             {"text": t.gettext("▶️ Start"), "data": buttons.pack(game_id, 0, buttons.LOBBY_START)},
             {"text": t.gettext("✖️ Cancel"), "data": buttons.pack(game_id, 0, buttons.LOBBY_CANCEL)},
+            {
+                "text": t.gettext("🤖 Add AI"),
+                "data": buttons.pack(game_id, 0, buttons.LOBBY_ADD_AI),
+            },
+            {
+                "text": t.gettext("🤖 Remove AI"),
+                "data": buttons.pack(game_id, 0, buttons.LOBBY_REMOVE_AI),
+            },
         ]
     )
     return Screen(text, keyboard)
@@ -348,12 +357,15 @@ def help_text(t: Translator) -> str:
         "/startgame: start now\n"
         "/cancel: cancel the game (its creator or an admin)\n"
         "/board: show the table again\n"
+        "/top: the group's best players\n"
         "/settings: time limits and language (admins)\n"
         "/rules: the rules\n\n"
         "In private:\n"
         "/start: let me write to you (needed to play)\n"
-        "/language: choose your language\n\n"
-        "Your cards and your buttons come here, in private. The group sees the table."
+        "/language: choose your language\n"
+        "/stats: your games and wins\n\n"
+        "Your cards and your buttons come here, in private. The group sees the table. "
+        "Too few players? The game's creator can add AI players (🤖) in the lobby."
     )
 
 
@@ -441,3 +453,45 @@ def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
     }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
     return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])
+
+
+# ---- stats ---------------------------------------------------------------------------
+
+
+def stats_text(t: Translator, stats: dict[str, str]) -> str:
+    """A person's record: games, wins, and the characters they claimed."""
+    played = int(stats.get("played", 0))
+    if not played:
+        return t.gettext("📊 No finished games yet. Play one with /newgame in a group!")
+    won = int(stats.get("won", 0))
+    lines = [
+        t.ngettext("📊 {n} game played", "📊 {n} games played", played).format(n=played),
+        t.ngettext("🏆 {n} win ({percent}%)", "🏆 {n} wins ({percent}%)", won).format(
+            n=won, percent=round(100 * won / played)
+        ),
+    ]
+    claims = [
+        (Character(key.split(":", 1)[1]), int(value))
+        for key, value in stats.items()
+        if key.startswith("claim:")
+    ]
+    if claims:
+        listing = ", ".join(
+            f"{character_name(t, c)} {n}" for c, n in sorted(claims, key=lambda x: -x[1])
+        )
+        lines.append(t.gettext("🃏 Characters you claimed: {list}").format(list=listing))
+    return "\n".join(lines)
+
+
+def leaderboard_text(t: Translator, rows: list[tuple[str, int, int]]) -> str:
+    """The group's best players: name, wins, games."""
+    if not rows:
+        return t.gettext("🏆 No finished games in this group yet.")
+    lines = [t.gettext("🏆 Best players of this group:")]
+    for i, (name, wins, played) in enumerate(rows, 1):
+        lines.append(
+            t.gettext("{place}. {name}: {wins} of {played}").format(
+                place=i, name=name, wins=wins, played=played
+            )
+        )
+    return "\n".join(lines)

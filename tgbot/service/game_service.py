@@ -9,16 +9,19 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import random
 import secrets
 import string
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..ai import choose
 from ..config import Deadlines
-from ..engine import Game, IllegalDecision, Reason, game_to_dict
+from ..engine import Game, IllegalDecision, Reason, game_to_dict, view_of
+from ..engine import events as ev
 from ..rendering import buttons, ui
-from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
+from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
 from ..storage.store import Store, Writes
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Person, Reply, UserError
@@ -33,6 +36,7 @@ ID_ALPHABET = string.ascii_lowercase + string.digits
 RECORD_TTL_S = 7 * 24 * 3600  # an untouched game is dropped after a week
 FINISHED_TTL_S = 24 * 3600
 DEADLINE_LEASE_MS = 30_000
+AI_NAMES = [N_("Nino"), N_("Levan"), N_("Tamar"), N_("Giorgi"), N_("Mariam")]
 
 
 class _Skip(Exception):
@@ -71,6 +75,7 @@ class GameService:
         self.new_seed = new_seed
         self.messages = StepMessages(catalogs, bot_username)
         self.on_commit: Callable[[str], Awaitable[None]] | None = None
+        self.ai_pause_ms = (1500, 3500)  # an AI player thinks this long, like a person
 
     def now_ms(self) -> int:
         """The clock in epoch milliseconds."""
@@ -165,18 +170,56 @@ class GameService:
     def _apply_step(
         self, record: GameRecord, game: Game, events: list[Any], writes: Writes
     ) -> None:
-        """Store the engine state and queue the step's messages, deadline and clean-up."""
+        """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
         output = self.messages.build(record, game, events, now)
         for op in output.ops:
             writes.send(record.id, op)
         record.engine = game_to_dict(game)
+        self._tally_claims(record, events)
         if game.over:
+            self._record_stats(record, game.winner, writes)
             self._finish(record, writes, OVER)
-        elif record.deadline_ms is not None:
-            writes.deadline_set[record.id] = record.deadline_ms
-        if game.over:
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
+            return
+        record.ai_due_ms = None
+        if set(game.awaiting().players) & record.ai_ids():
+            low, high = self.ai_pause_ms
+            pause = random.Random(f"{record.seed}:{game.version}").randint(low, high)
+            record.ai_due_ms = now + pause
+        due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
+        if due:
+            writes.deadline_set[record.id] = min(due)
+
+    def _tally_claims(self, record: GameRecord, events: list[Any]) -> None:
+        humans = {s.id for s in record.humans()}
+        for e in events:
+            if isinstance(e, ev.ActionDeclared) and e.claim is not None:
+                who, character = e.actor, e.claim
+            elif isinstance(e, ev.BlockDeclared):
+                who, character = e.blocker, e.character
+            else:
+                continue
+            if who in humans:
+                mine = record.claims.setdefault(str(who), {})
+                mine[character.value] = mine.get(character.value, 0) + 1
+
+    def _record_stats(self, record: GameRecord, winner: int | None, writes: Writes) -> None:
+        """Count the finished game for every person in it (same transaction as the step)."""
+        keys = self.keys
+        names: dict[str, str] = {}
+        for seat in record.humans():
+            key = keys.stats_user(seat.id)
+            writes.hincr.append((key, "played", 1))
+            writes.zincr.append((keys.stats_chat_played(record.chat_id), str(seat.id), 1))
+            if seat.id == winner:
+                writes.hincr.append((key, "won", 1))
+                writes.zincr.append((keys.stats_chat_wins(record.chat_id), str(seat.id), 1))
+            for character, n in record.claims.get(str(seat.id), {}).items():
+                writes.hincr.append((key, f"claim:{character}", n))
+            names[str(seat.id)] = seat.name
+        if names:
+            writes.hset[keys.stats_chat_names(record.chat_id)] = names
 
     def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
         record.status = status
@@ -348,9 +391,40 @@ class GameService:
                 raise UserError(t.gettext("Only players in the lobby can start it."))
             if len(record.players) < MIN_PLAYERS:
                 raise UserError(t.gettext("At least 2 players are needed."))
+            if not record.humans():
+                raise UserError(t.gettext("A game needs at least one person."))
             self._start(record, writes)
 
         await self._mutate(game_id, change, (), update_id)
+
+    async def change_ai(
+        self, game_id: str, person: Person, add: bool, update_id: int | None = None
+    ) -> str:
+        """The lobby's creator adds or removes an AI player."""
+        t = await self.translator_for(person)
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status != LOBBY:
+                raise UserError(t.gettext("This game has already started."))
+            if person.id != record.creator:
+                raise UserError(t.gettext("Only the game's creator can add or remove AI players."))
+            ais = [s for s in record.players if s.ai]
+            if add:
+                if len(record.players) >= MAX_PLAYERS:
+                    raise UserError(t.gettext("The game is full (6 players)."))
+                taken = {s.id for s in ais}
+                seat_id = next(i for i in range(-1, -MAX_PLAYERS - 1, -1) if i not in taken)
+                group_t = self.catalogs.get(record.lang)
+                name = "🤖 " + group_t.gettext(AI_NAMES[(-seat_id - 1) % len(AI_NAMES)])
+                record.players.append(Seat(seat_id, name, record.lang, ai=True))
+            elif ais:
+                record.players.remove(ais[-1])
+            else:
+                raise UserError(t.gettext("There is no AI player to remove."))
+            writes.send(record.id, self._lobby_edit(record))
+
+        await self._mutate(game_id, change, (), update_id)
+        return t.gettext("🤖 Done.")
 
     def _start(self, record: GameRecord, writes: Writes) -> None:
         group_t = self.catalogs.get(record.lang)
@@ -537,6 +611,9 @@ class GameService:
             if pressed.code == buttons.LOBBY_START:
                 await self.start_game(pressed.game_id, person, update_id)
                 return CallbackResult(t.gettext("▶️ Starting."))
+            if pressed.code in (buttons.LOBBY_ADD_AI, buttons.LOBBY_REMOVE_AI):
+                add = pressed.code == buttons.LOBBY_ADD_AI
+                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
             await self.cancel(pressed.game_id, person, is_admin, update_id)
             return CallbackResult(t.gettext("✖️ Cancelled."))
         except _NeedsStart:
@@ -560,17 +637,23 @@ class GameService:
             if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
                 writes.deadline_clear.append(game_id)
                 return writes
-            if record.deadline_ms > now:  # the game moved on since: re-arm its real deadline
-                writes.deadline_set[game_id] = record.deadline_ms
+            due = min(d for d in (record.deadline_ms, record.ai_due_ms) if d is not None)
+            if due > now:  # the game moved on since: re-arm its real deadline
+                writes.deadline_set[game_id] = due
                 return writes
             if record.status == LOBBY:
-                if len(record.players) >= MIN_PLAYERS:
+                if len(record.players) >= MIN_PLAYERS and record.humans():
                     self._start(record, writes)
                 else:
                     self._cancel(record, writes, "empty")
             else:
                 game = record.game()
-                events = game.apply_timeout()
+                ai = [p for p in game.awaiting().players if p in record.ai_ids()]
+                if ai and record.ai_due_ms is not None and record.ai_due_ms <= now:
+                    rng = random.Random(f"{record.seed}:{game.version}:{ai[0]}")
+                    events = game.apply(ai[0], choose(view_of(game, ai[0]), rng))
+                else:
+                    events = game.apply_timeout()
                 self._apply_step(record, game, events, writes)
             record.rev += 1
             writes.set_json[key] = record.to_dict()
@@ -626,6 +709,24 @@ class GameService:
         left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
         text = ui.board_text(t, game, names) + "\n\n" + ui.status_text(t, game, names, left)
         return Reply(text)
+
+    async def my_stats(self, person: Person) -> Reply:
+        """A person's games, wins and claims, in their language."""
+        t = await self.translator_for(person)
+        stats = await self.store.hash(self.keys.stats_user(person.id))
+        return Reply(ui.stats_text(t, stats))
+
+    async def leaderboard(self, chat_id: int) -> Reply:
+        """The group's players by wins."""
+        t = await self.group_translator(chat_id)
+        keys = self.keys
+        top = await self.store.top(keys.stats_chat_wins(chat_id), 10)
+        names = await self.store.hash(keys.stats_chat_names(chat_id))
+        rows = []
+        for member, wins in top:
+            played = await self.store.score(keys.stats_chat_played(chat_id), member)
+            rows.append((names.get(member, member), wins, played))
+        return Reply(ui.leaderboard_text(t, rows))
 
     async def private_started(self, person: Person, payload: str | None) -> list[str]:
         """/start in private: the bot may now write to this person; join a lobby if asked."""

@@ -18,6 +18,7 @@ class Seat:
     id: int
     name: str
     lang: str
+    ai: bool = False
 
 
 @dataclass(slots=True)
@@ -49,12 +50,22 @@ class GameRecord:
     context: int = 0  # engine version at which the current decision was offered
     prompts: dict[int, int] = field(default_factory=dict)  # user -> context of open prompt
     deadline_ms: int | None = None
+    ai_due_ms: int | None = None  # when an awaited AI player answers
+    claims: dict[str, dict[str, int]] = field(default_factory=dict)  # for the stats
     created_ms: int = 0
     rev: int = 0
 
     def seat(self, user_id: int) -> Seat | None:
         """The player with this id, if they are in the game."""
         return next((s for s in self.players if s.id == user_id), None)
+
+    def humans(self) -> list[Seat]:
+        """The people (not AI players) in the game."""
+        return [s for s in self.players if not s.ai]
+
+    def ai_ids(self) -> set[int]:
+        """Seat ids of the AI players."""
+        return {s.id for s in self.players if s.ai}
 
     def names(self) -> dict[int, str]:
         """Display names by id."""

@@ -140,6 +140,8 @@ class StepMessages:
             out.ops.append(group_send(record, group_text))
         prompted = set(waiting.players) if not same_context else set()
         for seat in record.players:
+            if seat.ai:
+                continue  # AI players read the game through the engine, not through messages
             t = self.catalogs.get(seat.lang)
             own_lines = [
                 line

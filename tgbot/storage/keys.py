@@ -61,6 +61,22 @@ class Keys:
         """Marks a Telegram update as applied, so a second delivery changes nothing."""
         return f"{self.prefix}:update:{update_id}"
 
+    def stats_user(self, user_id: int) -> str:
+        """Hash: a person's games played, won, and claims by character (kept forever)."""
+        return f"{self.prefix}:stats:user:{user_id}"
+
+    def stats_chat_wins(self, chat_id: int) -> str:
+        """Sorted set: wins per person in a group (the leaderboard)."""
+        return f"{self.prefix}:stats:chat:{chat_id}:wins"
+
+    def stats_chat_played(self, chat_id: int) -> str:
+        """Sorted set: games played per person in a group."""
+        return f"{self.prefix}:stats:chat:{chat_id}:played"
+
+    def stats_chat_names(self, chat_id: int) -> str:
+        """Hash: the latest display name of each person on a group's leaderboard."""
+        return f"{self.prefix}:stats:chat:{chat_id}:names"
+
     def throttle(self, user_id: int) -> str:
         """Counts one person's recent updates."""
         return f"{self.prefix}:throttle:{user_id}"

@@ -54,6 +54,9 @@ class Writes:
     deadline_set: dict[str, int] = field(default_factory=dict)  # game id -> epoch ms
     deadline_clear: list[str] = field(default_factory=list)
     mark_update: int | None = None
+    hincr: list[tuple[str, str, int]] = field(default_factory=list)
+    zincr: list[tuple[str, str, int]] = field(default_factory=list)
+    hset: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def send(self, game_id: str, op: dict[str, Any]) -> None:
         """Queue one delivery in the game's outbox."""
@@ -132,6 +135,12 @@ class Store:
             pipe.zrem(keys.deadlines, *writes.deadline_clear)
         if writes.mark_update is not None:
             pipe.set(keys.update(writes.mark_update), "1", ex=3 * 24 * 3600)
+        for key, name, amount in writes.hincr:
+            pipe.hincrby(key, name, amount)
+        for key, member, amount in writes.zincr:
+            pipe.zincrby(key, amount, member)
+        for key, mapping in writes.hset.items():
+            pipe.hset(key, mapping=mapping)
 
     # ---- deadlines -----------------------------------------------------------------
 
@@ -222,6 +231,20 @@ class Store:
     async def set_chat_settings(self, chat_id: int, **values: str) -> None:
         """Store some of a group's settings."""
         await self.redis.hset(self.keys.chat_settings(chat_id), mapping=values)
+
+    async def hash(self, key: str) -> dict[str, str]:
+        """A whole hash."""
+        raw = await self.redis.hgetall(key)
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def top(self, key: str, n: int) -> list[tuple[str, int]]:
+        """The n highest members of a sorted set."""
+        rows = await self.redis.zrevrange(key, 0, n - 1, withscores=True)
+        return [(m.decode(), int(score)) for m, score in rows]
+
+    async def score(self, key: str, member: str) -> int:
+        """One member's score in a sorted set (0 when absent)."""
+        return int(await self.redis.zscore(key, member) or 0)
 
     async def seen_update(self, update_id: int) -> bool:
         """True if this update was already applied."""

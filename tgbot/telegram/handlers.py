@@ -227,6 +227,8 @@ class Dispatcher:
             return await service.new_game(chat_id, thread, person, update_id)
         if command == "board":
             return await service.board(chat_id)
+        if command == "top":
+            return await service.leaderboard(chat_id)
         if command == "settings":
             if not await self._admin_check(chat_id, person.id)():
                 return Reply(t.gettext("Only group admins can change the settings."))
@@ -268,6 +270,8 @@ class Dispatcher:
         if command == "start":
             texts = await service.private_started(person, args or None)
             return Reply("\n\n".join(texts))
+        if command == "stats":
+            return await service.my_stats(person)
         if command == "language":
             screen = ui.language_screen(await service.translator_for(person))
             return Reply(screen.text, screen.keyboard)
