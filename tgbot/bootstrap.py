@@ -87,7 +87,7 @@ class Runtime:
         catalogs = Catalogs(config.locales_dir)
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
-        sender = Sender(bot, store)
+        sender = Sender(bot, store, config.group_messages_per_minute)
         dispatcher = Dispatcher(service, bot, sender)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)
 

@@ -77,6 +77,10 @@ class Keys:
         """Hash: the latest display name of each person on a group's leaderboard."""
         return f"{self.prefix}:stats:chat:{chat_id}:names"
 
+    def chat_sends(self, chat_id: int) -> str:
+        """Sorted set: recent messages sent to a group (its 20-a-minute window)."""
+        return f"{self.prefix}:sends:{chat_id}"
+
     def throttle(self, user_id: int) -> str:
         """Counts one person's recent updates."""
         return f"{self.prefix}:throttle:{user_id}"

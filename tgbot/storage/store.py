@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +37,22 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 
-MAX_CAS_ATTEMPTS = 20
+# A sliding window of sends per chat, shared by every process: admit a send when fewer
+# than ARGV[3] happened in the last ARGV[2] ms, else say how long to wait.
+_WINDOW_ADMIT = """
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return tonumber(oldest[2]) + window - now + 1
+"""
+
+MAX_CAS_ATTEMPTS = 60
 FINISHED_GAME_TTL = 24 * 3600
 
 
@@ -75,6 +93,7 @@ class Store:
         self._claim = redis.register_script(_CLAIM_DUE)
         self._release = redis.register_script(_RELEASE)
         self._extend = redis.register_script(_EXTEND)
+        self._admit = redis.register_script(_WINDOW_ADMIT)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -96,7 +115,7 @@ class Store:
         `build` sees the watched keys' values and returns the writes; it may raise to
         abort with nothing written. A concurrent change to a watched key re-runs it.
         """
-        for _ in range(MAX_CAS_ATTEMPTS):
+        for attempt in range(MAX_CAS_ATTEMPTS):
             async with self.redis.pipeline(transaction=True) as pipe:
                 try:
                     await pipe.watch(*watch)
@@ -113,6 +132,8 @@ class Store:
                     await pipe.execute()
                     return writes
                 except WatchError:
+                    # Back off a little, at random, so that racing writers spread out.
+                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
                     continue
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
 
@@ -177,6 +198,14 @@ class Store:
         """The oldest undelivered message of a game."""
         raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
         return None if raw is None else json.loads(raw)
+
+    async def admit_send(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
+        """Count a send to a chat if the window allows it (0); else the ms to wait first."""
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        wait = await self._admit(
+            keys=[self.keys.chat_sends(chat_id)], args=[now_ms, window_ms, limit, token]
+        )
+        return int(wait)
 
     async def outbox_all(self, game_id: str) -> list[dict[str, Any]]:
         """Every undelivered message of a game, oldest first."""

@@ -191,6 +191,7 @@ class Dispatcher:
             await self._reply(message, reply)
 
     async def _reply(self, message: Message, reply: Reply) -> None:
+        await self.sender.group_slot(message.chat.id)
         try:
             await self.bot.send_message(
                 chat_id=message.chat.id,

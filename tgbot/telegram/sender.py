@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -51,10 +52,22 @@ def _plain_send(op: dict[str, Any]) -> bool:
 class Sender:
     """Drains outboxes; one process at a time per game, oldest message first."""
 
-    def __init__(self, bot: Bot, store: Store) -> None:
+    def __init__(self, bot: Bot, store: Store, group_messages_per_minute: int = 20) -> None:
         self.bot = bot
         self.store = store
         self.keys = store.keys
+        self.group_limit = group_messages_per_minute
+
+    async def group_slot(self, chat_id: int) -> None:
+        """Wait until the group may get another message: never more than the limit in
+        any 60 seconds, counted in Redis so that every process keeps to it together.
+        (python-telegram-bot's limiter is a leaky bucket: it lets a burst through on top.)"""
+        if chat_id > 0:
+            return
+        while wait_ms := await self.store.admit_send(
+            chat_id, int(time.time() * 1000), self.group_limit, 60_000
+        ):
+            await asyncio.sleep(wait_ms / 1000)
 
     async def flush(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
@@ -126,6 +139,7 @@ class Sender:
         raise NetworkError("flood control did not clear")
 
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+        await self.group_slot(op["chat"])
         try:
             message = await self.bot.send_message(
                 chat_id=op["chat"],
@@ -188,6 +202,7 @@ class Sender:
         note = op.get("unreachable")
         if not note or op.get("group") is None or already_known:
             return
+        await self.group_slot(op["group"])
         try:
             await self.bot.send_message(
                 chat_id=op["group"], text=note, message_thread_id=op.get("group_thread")

@@ -1,0 +1,87 @@
+"""Concurrent presses on one window, two processes, and Redis going away mid-game."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+from tests.bot.play import GROUP, open_and_start, play_to_end, players
+from tests.telegram_sim.harness import running_bot
+from tgbot.storage.embedded import EmbeddedRedis
+
+
+async def test_concurrent_presses_on_one_window_apply_exactly_one(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url, instances=2) as h:
+        users = players(4)
+        game_id = await open_and_start(h, users)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+        others = [u for u in users if u != actor]
+        await h.until(lambda: all(h.sim.with_buttons(u.id) for u in others))
+        presses = []
+        for i, u in enumerate(others):
+            prompt = h.sim.with_buttons(u.id)[-1]
+            data = prompt.button(h.tr("⚔️ Challenge"))["callback_data"]
+            update = h.press_update(u, u.id, prompt.message_id, data)
+            url = h.urls[i % 2]  # type: ignore[attr-defined]
+            presses.append(
+                h.http.post(
+                    url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "test-secret_1"}
+                )
+            )
+            presses[-1] = (update["callback_query"]["id"], presses[-1])
+        results = await asyncio.gather(*(p for _, p in presses))
+        assert all(r.status_code == 200 for r in results)
+        answers = [h.sim.callback_answers[cb]["text"] for cb, _ in presses]
+        assert answers.count(h.tr("✔️ Done.")) == 1, answers
+        assert answers.count(h.tr("This button is out of date.")) == len(others) - 1
+        record = await h.record(game_id)
+        assert record is not None and record.game().version == 2  # the action, one challenge
+
+
+async def test_two_processes_sharing_updates_finish_a_game(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url, instances=2) as h:
+        users = players(4)
+        await open_and_start(h, users)
+        urls = h.urls  # type: ignore[attr-defined]
+        original_post = h.post
+        turn = iter(range(10**9))
+
+        async def spread(update: dict, secret: str | None = "test-secret_1"):  # type: ignore[no-untyped-def]
+            h.url = urls[next(turn) % 2]
+            return await original_post(update, secret)
+
+        h.post = spread  # type: ignore[method-assign]
+        await play_to_end(h, users, random.Random(12))
+        assert "🏆" in h.sim.text_of(GROUP)
+
+
+async def test_redis_outage_gives_5xx_and_the_bot_recovers(tmp_path: Path) -> None:
+    server = EmbeddedRedis(tmp_path / "redis", persistent=True)
+    url = server.start()
+    try:
+        async with running_bot(url) as h:
+            users = players(2)
+            game_id = await open_and_start(h, users)
+            actor = next(u for u in users if h.sim.with_buttons(u.id))
+            prompt = h.sim.with_buttons(actor.id)[-1]
+            data = prompt.button(h.tr("💰 Income"))["callback_data"]
+            update = h.press_update(actor, actor.id, prompt.message_id, data)
+            server.stop()
+            response = await h.post(update)
+            assert response.status_code == 503
+            health = await h.http.get(h.url.replace("/telegram", "/healthz"))
+            assert health.status_code == 503
+            server.start()
+            for _ in range(100):  # Telegram retries the same update until it gets a 200
+                response = await h.post(update)
+                if response.status_code == 200:
+                    break
+                await asyncio.sleep(0.1)
+            assert response.status_code == 200
+            record = await h.record(game_id)
+            assert record is not None and record.game().version == 1
+            assert h.sim.callback_answers[update["callback_query"]["id"]]["text"] == h.tr("✔️ Done.")
+    finally:
+        server.stop()
