@@ -1,10 +1,11 @@
 """Webhook throughput and latency: our bot beside a bare python-telegram-bot handler.
 
-The bot runs in its own process (real webhook app, real Redis); the simulated Bot API runs
-here, beside the load generator, which plays many games at once by posting the button
-presses players would make, and times each request until its response. Then the same load
-shape goes to a bare handler that only answers the callback. Run:
-`python bench/webhook.py [--games 40] [--seconds 20]`.
+Four processes: the bot (the real webhook app with a real Redis), the simulated Bot API,
+a bare handler that only answers the callback, and this load generator. The generator
+plays many games at once: it reads each game's state from Redis, picks the next player's
+decision, and posts the button press that player would send, timing each request until its
+response. Then it sends the same number of workers' presses to the bare handler.
+Run: `python bench/webhook.py [--games 40] [--seconds 20]`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import os
 import platform
 import statistics
@@ -20,34 +22,121 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
+from redis.asyncio import Redis
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("PTB_TIMEDELTA", "1")
 
 from tests.redis_server import redis_url  # noqa: E402
-from tests.resilience.test_kill9 import play_one  # noqa: E402
-from tests.telegram_sim.harness import SECRET, Harness, TgUser, free_port, serve  # noqa: E402
-from tests.telegram_sim.server import TelegramSim, build_sim_app  # noqa: E402
-from tgbot.config import Config  # noqa: E402
+from tests.telegram_sim.harness import SECRET, free_port  # noqa: E402
+from tgbot.engine import Game  # noqa: E402
+from tgbot.rendering import buttons  # noqa: E402
+from tgbot.service.records import GameRecord  # noqa: E402
+from tgbot.storage.keys import Keys  # noqa: E402
+
+HEADERS = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+update_ids = itertools.count(1)
 
 
-class TimedHarness(Harness):
-    """A harness that records how long each accepted update took."""
+def user(uid: int) -> dict[str, Any]:
+    return {"id": uid, "is_bot": False, "first_name": f"U{uid}", "language_code": "ka"}
 
-    latencies: list[float]
-    stop_at: float
 
-    async def post(self, update: dict, secret: str | None = SECRET) -> httpx.Response:
-        if time.monotonic() > self.stop_at:
-            raise asyncio.CancelledError
+def command(uid: int, chat: int, text: str) -> dict[str, Any]:
+    return {
+        "update_id": next(update_ids),
+        "message": {
+            "message_id": 1,
+            "date": 0,
+            "from": user(uid),
+            "text": text,
+            "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"},
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
+        },
+    }
+
+
+def press(uid: int, chat: int, data: str) -> dict[str, Any]:
+    n = next(update_ids)
+    return {
+        "update_id": n,
+        "callback_query": {
+            "id": f"cb{n}",
+            "from": user(uid),
+            "chat_instance": "c",
+            "data": data,
+            "message": {
+                "message_id": 1,
+                "date": 0,
+                "text": "?",
+                "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"},
+            },
+        },
+    }
+
+
+def policy(game: Game, player: int) -> Any:
+    legal = game.legal_decisions(player)
+    return legal[(game.version * 7 + player) % len(legal)]
+
+
+class Load:
+    """Posts updates and keeps the latencies of the ones accepted."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str, stop_at: float) -> None:
+        self.http, self.url, self.stop_at = http, url, stop_at
+        self.latencies: list[float] = []
+
+    async def post(self, update: dict[str, Any]) -> None:
         started = time.perf_counter()
-        response = await super().post(update, secret)
+        response = await self.http.post(self.url, json=update, headers=HEADERS)
         if response.status_code == 200:
             self.latencies.append(time.perf_counter() - started)
-        return response
+
+
+async def table(load: Load, redis: Redis, keys: Keys, n: int) -> None:
+    """Play game after game in one group until the time is up."""
+    for round_no in itertools.count():
+        if time.monotonic() > load.stop_at:
+            return
+        group = -(1_000_000 + n * 1000 + round_no)
+        ids = [100_000 + n * 10_000 + round_no * 10 + i for i in range(4)]
+        for uid in ids:
+            await load.post(command(uid, uid, "/start"))
+        await load.post(command(ids[0], group, "/newgame"))
+        game_id = (await redis.get(keys.chat_game(group))).decode()
+        for uid in ids[1:]:
+            await load.post(press(uid, group, f"{game_id}.0.J"))
+        await load.post(press(ids[0], group, f"{game_id}.0.S"))
+        while time.monotonic() < load.stop_at:
+            raw = await redis.get(keys.game(game_id))
+            record = GameRecord.from_dict(__import__("json").loads(raw))
+            if record.status != "playing":
+                break
+            game = record.game()
+            player = game.awaiting().players[0]
+            code = buttons.encode_decision(policy(game, player), [p.id for p in game.players])
+            await load.post(press(player, player, buttons.pack(game_id, record.context, code)))
+
+
+async def bare_worker(load: Load, n: int) -> None:
+    while time.monotonic() < load.stop_at:
+        await load.post(press(200_000 + n, 200_000 + n, "bare.0.P"))
+
+
+def report(name: str, latencies: list[float], seconds: float) -> float:
+    ordered = sorted(latencies)
+    rate = len(ordered) / seconds
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000
+    print(
+        f"{name:5s} {rate:7.1f} updates/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  "
+        f"({len(ordered)} updates)"
+    )
+    return rate
 
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -69,108 +158,57 @@ async def wait_up(http: httpx.AsyncClient, url: str) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
-def report(name: str, latencies: list[float], seconds: float) -> float:
-    rate = len(latencies) / seconds
-    ordered = sorted(latencies)
-    p50 = statistics.median(ordered) * 1000
-    p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000 if ordered else float("nan")
-    print(
-        f"{name:6s} {rate:7.1f} updates/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  "
-        f"({len(latencies)} updates)"
-    )
-    return rate
-
-
-async def bot_phase(h: TimedHarness, games: int, seconds: float) -> float:
-    h.latencies = []
-    h.stop_at = time.monotonic() + seconds
-    started = time.monotonic()
-
-    async def table(i: int) -> None:
-        round_no = 0
-        with contextlib.suppress(asyncio.CancelledError, AssertionError):
-            while time.monotonic() < h.stop_at:
-                users = [
-                    TgUser(60_000 + i * 1000 + round_no * 10 + j, f"L{i}{j}") for j in range(4)
-                ]
-                await play_one(h, -(500_000 + i * 1000 + round_no), users)
-                round_no += 1
-
-    await asyncio.gather(*(table(i) for i in range(games)))
-    return report("bot", h.latencies, time.monotonic() - started)
-
-
-async def bare_phase(http: httpx.AsyncClient, url: str, workers: int, seconds: float) -> float:
-    latencies: list[float] = []
-    stop_at = time.monotonic() + seconds
-    started = time.monotonic()
-    update_ids = iter(range(10_000_000, 20_000_000))
-
-    async def worker(i: int) -> None:
-        user = TgUser(90_000 + i, "Bare")
-        while time.monotonic() < stop_at:
-            n = next(update_ids)
-            update = {
-                "update_id": n,
-                "callback_query": {
-                    "id": f"cb{n}",
-                    "from": user.json(),
-                    "chat_instance": "ci",
-                    "data": "bare.0.P",
-                    "message": {
-                        "message_id": 1,
-                        "date": 0,
-                        "text": "?",
-                        "chat": {"id": user.id, "type": "private"},
-                    },
-                },
-            }
-            t0 = time.perf_counter()
-            response = await http.post(url, json=update)
-            if response.status_code == 200:
-                latencies.append(time.perf_counter() - t0)
-
-    await asyncio.gather(*(worker(i) for i in range(workers)))
-    return report("bare", latencies, time.monotonic() - started)
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=40, help="games played at once")
     parser.add_argument("--seconds", type=float, default=20)
     args = parser.parse_args()
     print(f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}")
-    sim = TelegramSim()
     sim_port, bot_port, bare_port = free_port(), free_port(), free_port()
+    prefix = f"w{uuid.uuid4().hex[:6]}"
     with redis_url() as url:
-        prefix = f"w{uuid.uuid4().hex[:6]}"
         env = {
             **os.environ,
             "REDIS_URL": url,
             "WEBHOOK_SECRET": SECRET,
             "TELEGRAM_API_URL": f"http://127.0.0.1:{sim_port}/bot",
             "REDIS_KEY_PREFIX": prefix,
+            "PTB_TIMEDELTA": "1",
         }
-        async with serve(build_sim_app(sim), sim_port):
-            bot = spawn(["-m", "tests.resilience.bot_process", str(bot_port)], env)
-            bare = spawn(["bench/bare_handler.py", str(bare_port)], env)
-            limits = httpx.Limits(max_connections=args.games * 2)
-            try:
-                async with httpx.AsyncClient(timeout=30, limits=limits) as http:
-                    await wait_up(http, f"http://127.0.0.1:{bot_port}/healthz")
-                    await wait_up(http, f"http://127.0.0.1:{bare_port}/telegram")
-                    config = Config(bot_token="1:x", redis_url=url, key_prefix=prefix)
-                    h = TimedHarness(sim, f"http://127.0.0.1:{bot_port}/telegram", http, config)
-                    ours = await bot_phase(h, args.games, args.seconds)
-                    await h.store.redis.aclose()
-                    base = await bare_phase(
-                        http, f"http://127.0.0.1:{bare_port}/telegram", args.games, args.seconds
-                    )
-                    print(f"ratio bot/bare: {ours / base:.2f} (target: at least 0.5)")
-            finally:
-                for process in (bot, bare):
-                    process.terminate()
-                    process.wait()
+        processes = [
+            spawn(["bench/sim_server.py", str(sim_port)], env),
+            spawn(["-m", "tests.resilience.bot_process", str(bot_port)], env),
+            spawn(["bench/bare_handler.py", str(bare_port)], env),
+        ]
+        redis = Redis.from_url(url)
+        limits = httpx.Limits(
+            max_connections=args.games * 2, max_keepalive_connections=args.games * 2
+        )
+        try:
+            async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+                await wait_up(http, f"http://127.0.0.1:{sim_port}/botx/getMe")
+                await wait_up(http, f"http://127.0.0.1:{bot_port}/healthz")
+                await wait_up(http, f"http://127.0.0.1:{bare_port}/telegram")
+                load = Load(
+                    http, f"http://127.0.0.1:{bot_port}/telegram", time.monotonic() + args.seconds
+                )
+                started = time.monotonic()
+                await asyncio.gather(
+                    *(table(load, redis, Keys(prefix), n) for n in range(args.games))
+                )
+                ours = report("bot", load.latencies, time.monotonic() - started)
+                bare = Load(
+                    http, f"http://127.0.0.1:{bare_port}/telegram", time.monotonic() + args.seconds
+                )
+                started = time.monotonic()
+                await asyncio.gather(*(bare_worker(bare, n) for n in range(args.games)))
+                base = report("bare", bare.latencies, time.monotonic() - started)
+                print(f"ratio bot/bare: {ours / base:.2f} (target: at least 0.5)")
+        finally:
+            await redis.aclose()
+            for process in processes:
+                process.terminate()
+                process.wait()
 
 
 if __name__ == "__main__":

@@ -196,6 +196,12 @@ async def test_kill_9_at_many_points_loses_and_repeats_nothing(redis_server_url:
                 )
                 finished += list(zip(ids, groups, tables, strict=True))  # type: ignore[arg-type]
                 round_no += 1
+        except BaseException:
+            stop.set()
+            with contextlib.suppress(BaseException):
+                await killing
+            bot.kill9()
+            raise
         finally:
             stop.set()
             await killing
