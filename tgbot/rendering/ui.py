@@ -296,11 +296,8 @@ def response_screen(
     context_lines: Sequence[str],
 ) -> Screen:
     """Challenge / Block as ... / Pass for one responder."""
-    legal = game.legal_decisions(player_id)
     lines = [*context_lines, hand_text(t, game, player_id), response_question(t, game, player_id)]
-    return Screen(
-        "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
-    )
+    return _decision_screen(t, game, game_id, context, player_id, names, lines)
 
 
 def lose_screen(
@@ -313,11 +310,8 @@ def lose_screen(
     context_lines: Sequence[str],
 ) -> Screen:
     """Choose the card to turn face up."""
-    legal = game.legal_decisions(player_id)
     lines = [*context_lines, t.gettext("🔻 Choose a card to turn face up:")]
-    return Screen(
-        "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
-    )
+    return _decision_screen(t, game, game_id, context, player_id, names, lines)
 
 
 def exchange_screen(
@@ -331,13 +325,25 @@ def exchange_screen(
 ) -> Screen:
     """Choose the cards to keep after an exchange."""
     me = game.player(player_id)
-    legal = game.legal_decisions(player_id)
     n = len(me.hidden)
     lines = [
         *context_lines,
         t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, me.hidden)),
         t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
     ]
+    return _decision_screen(t, game, game_id, context, player_id, names, lines)
+
+
+def _decision_screen(
+    t: Translator,
+    game: Game,
+    game_id: str,
+    context: int,
+    player_id: int,
+    names: Names,
+    lines: Sequence[str],
+) -> Screen:
+    legal = game.legal_decisions(player_id)
     return Screen(
         "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
     )

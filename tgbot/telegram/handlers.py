@@ -66,6 +66,8 @@ class Dispatcher:
         except Duplicate:
             log.info("update %s was applied before: ignored", update.update_id)
             return
+        chat = update.effective_chat
+        log.info("update %s handled (chat %s)", update.update_id, chat.id if chat else None)
         await self.store.redis.set(self.store.keys.update(update.update_id), "1", ex=3 * 24 * 3600)
 
     async def _route(self, update: Update) -> None:

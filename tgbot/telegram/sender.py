@@ -160,27 +160,16 @@ class Sender:
     async def _show(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
         message_id = refs.get(op["ref"])
-        if message_id is not None:
-            try:
-                await self.bot.edit_message_text(
-                    text=op["text"],
-                    chat_id=op["chat"],
-                    message_id=message_id,
-                    reply_markup=markup(op.get("kb")),
-                )
-                return
-            except BadRequest as err:
-                if "not modified" in err.message.lower():
-                    return
-            except Forbidden:
-                await self._unreachable(op)
-                return
-        await self._send(game_id, op, refs)
+        if message_id is None or not await self._edit_text(op, message_id):
+            await self._send(game_id, op, refs)
 
     async def _edit(self, op: dict[str, Any], refs: dict[str, int]) -> None:
         message_id = refs.get(op["ref"])
-        if message_id is None:
-            return  # never delivered (the person was unreachable): nothing to edit
+        if message_id is not None:  # else never delivered (the person was unreachable)
+            await self._edit_text(op, message_id)
+
+    async def _edit_text(self, op: dict[str, Any], message_id: int) -> bool:
+        """Edit a message; False when it cannot be edited (gone, too old)."""
         try:
             await self.bot.edit_message_text(
                 text=op["text"],
@@ -189,10 +178,13 @@ class Sender:
                 reply_markup=markup(op.get("kb")),
             )
         except BadRequest as err:
-            if "not modified" not in err.message.lower():
-                log.warning("edit in chat %s refused: %s", op["chat"], err.message)
+            if "not modified" in err.message.lower():
+                return True
+            log.warning("edit in chat %s refused: %s", op["chat"], err.message)
+            return False
         except Forbidden:
-            pass
+            await self._unreachable(op)
+        return True
 
     async def _unreachable(self, op: dict[str, Any]) -> None:
         """A private message was refused: note it, and tell the group how to fix it."""
