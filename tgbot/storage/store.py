@@ -77,8 +77,8 @@ class Writes:
     hset: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def send(self, game_id: str, op: dict[str, Any]) -> None:
-        """Queue one delivery in the game's outbox."""
-        self.outbox.append((game_id, op))
+        """Queue one delivery in the game's outbox (with an id, so each entry is unique)."""
+        self.outbox.append((game_id, {**op, "id": uuid.uuid4().hex[:12]}))
 
 
 Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]
@@ -207,14 +207,18 @@ class Store:
         )
         return int(wait)
 
-    async def outbox_all(self, game_id: str) -> list[dict[str, Any]]:
-        """Every undelivered message of a game, oldest first."""
+    async def outbox_items(self, game_id: str) -> list[tuple[bytes, dict[str, Any]]]:
+        """Every undelivered message of a game, oldest first, with its stored form."""
         raw = await self.redis.lrange(self.keys.outbox(game_id), 0, -1)
-        return [json.loads(r) for r in raw]
+        return [(r, json.loads(r)) for r in raw]
 
-    async def outbox_trim(self, game_id: str, delivered: int) -> None:
-        """Drop the `delivered` oldest messages."""
-        await self.redis.ltrim(self.keys.outbox(game_id), delivered, -1)
+    async def outbox_remove(self, game_id: str, delivered: list[bytes]) -> None:
+        """Drop delivered messages (each entry is unique: it carries an id)."""
+        key = self.keys.outbox(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for raw in delivered:
+                pipe.lrem(key, 1, raw)
+            await pipe.execute()
 
     async def outbox_done(self, game_id: str) -> None:
         """Forget a game's outbox once it is empty (checked atomically)."""

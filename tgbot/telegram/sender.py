@@ -28,10 +28,13 @@ def _seconds(retry_after: int | timedelta) -> float:
     return float(retry_after)
 
 
-def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat."""
+def merge_sends(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat.
+
+    Each resulting op lists the stored entries it delivers under "_raws".
+    """
     merged: list[dict[str, Any]] = []
-    for op in lane:
+    for raw, op in lane:
         previous = merged[-1] if merged else None
         if (
             previous is not None
@@ -39,14 +42,19 @@ def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
             and _plain_send(op)
             and len(previous["text"]) + len(op["text"]) + 2 <= MAX_TEXT
         ):
-            merged[-1] = {**previous, "text": previous["text"] + "\n\n" + op["text"]}
+            previous["text"] += "\n\n" + op["text"]
+            previous["_raws"].append(raw)
         else:
-            merged.append(op)
+            merged.append({**op, "_raws": [raw]})
     return merged
 
 
 def _plain_send(op: dict[str, Any]) -> bool:
     return op["op"] == "send" and not op.get("kb") and not op.get("ref")
+
+
+class _Deferred(Exception):
+    """The group has had its share of messages this minute: try again later."""
 
 
 class Sender:
@@ -57,6 +65,12 @@ class Sender:
         self.store = store
         self.keys = store.keys
         self.group_limit = group_messages_per_minute
+
+    async def _admitted(self, chat_id: int) -> bool:
+        """Take one of the group's messages of this minute, if one is left."""
+        return not await self.store.admit_send(
+            chat_id, int(time.time() * 1000), self.group_limit, 60_000
+        )
 
     async def group_slot(self, chat_id: int) -> None:
         """Wait until the group may get another message: never more than the limit in
@@ -80,13 +94,15 @@ class Sender:
             # holds up its game's messages for LOCK_MS at most.
             keeper = asyncio.create_task(self._keep(lock, token))
             try:
-                await self._drain(game_id)
+                progressed = await self._drain(game_id)
             finally:
                 keeper.cancel()
                 await self.store.unlock(lock, token)
             if await self.store.outbox_head(game_id) is None:
                 await self.store.outbox_done(game_id)
                 return
+            if not progressed:
+                return  # only group messages waiting for their minute: the sweeper retries
 
     async def _keep(self, lock: str, token: str) -> None:
         while True:
@@ -101,28 +117,41 @@ class Sender:
             except (NetworkError, TimedOut) as err:
                 log.warning("outbox of game %s not delivered yet: %s", game_id, err)
 
-    async def _drain(self, game_id: str) -> None:
+    async def _drain(self, game_id: str) -> bool:
         """Deliver the queued messages, one lane per chat, the lanes side by side.
 
         Order matters only within a chat, so a group held back by its 20-a-minute limit
-        does not hold back the players' prompts. Plain group messages queued back to back
-        are merged into one, which keeps the group under its limit.
+        does not hold back the players' prompts: its lane stops, the others go on, and its
+        messages wait in the outbox, where later ones are merged with them. Return whether
+        anything was delivered.
         """
-        while ops := await self.store.outbox_all(game_id):
+        progressed = False
+        while items := await self.store.outbox_items(game_id):
             refs = await self.store.message_ids(game_id)
-            lanes: dict[int, list[dict[str, Any]]] = {}
-            for op in ops:
-                lanes.setdefault(op["chat"], []).append(op)
-            await asyncio.gather(
+            lanes: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
+            for raw, op in items:
+                lanes.setdefault(op["chat"], []).append((raw, op))
+            done = await asyncio.gather(
                 *(self._deliver_lane(game_id, merge_sends(lane), refs) for lane in lanes.values())
             )
-            await self.store.outbox_trim(game_id, len(ops))
+            delivered = [raw for lane_done in done for raw in lane_done]
+            if not delivered:
+                return progressed
+            await self.store.outbox_remove(game_id, delivered)
+            progressed = True
+        return progressed
 
     async def _deliver_lane(
         self, game_id: str, lane: list[dict[str, Any]], refs: dict[str, int]
-    ) -> None:
+    ) -> list[bytes]:
+        delivered: list[bytes] = []
         for op in lane:
-            await self._deliver(game_id, op, refs)
+            try:
+                await self._deliver(game_id, op, refs)
+            except _Deferred:
+                break
+            delivered += op["_raws"]
+        return delivered
 
     async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         for _ in range(MAX_RETRY_AFTER_WAITS):
@@ -139,7 +168,8 @@ class Sender:
         raise NetworkError("flood control did not clear")
 
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
-        await self.group_slot(op["chat"])
+        if op["chat"] < 0 and not await self._admitted(op["chat"]):
+            raise _Deferred
         try:
             message = await self.bot.send_message(
                 chat_id=op["chat"],
