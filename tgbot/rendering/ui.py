@@ -190,85 +190,74 @@ ACTION_BUTTONS = {
 }
 
 
-def _decision_buttons(
-    t: Translator,
-    game_id: str,
-    context: int,
-    decisions: Sequence[Decision],
-    game: Game,
-    names: Names,
-) -> list[Button]:
-    seats = [p.id for p in game.players]
-    return [
-        {
-            "text": decision_label(t, d, names),
-            "data": buttons.pack(game_id, context, buttons.encode_decision(d, seats)),
-        }
-        for d in decisions
-    ]
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """Whom a prompt asks, in which game and decision context, in which language."""
+
+    t: Translator
+    game: Game
+    game_id: str
+    context: int
+    player_id: int
+    names: Names
+
+    def button(self, text: str, code: str) -> Button:
+        """A button of this prompt."""
+        return {"text": text, "data": buttons.pack(self.game_id, self.context, code)}
+
+    def decision_buttons(self, decisions: Sequence[Decision]) -> list[Button]:
+        """One button per decision."""
+        seats = [p.id for p in self.game.players]
+        return [
+            self.button(decision_label(self.t, d, self.names), buttons.encode_decision(d, seats))
+            for d in decisions
+        ]
+
+    def screen(self, lines: Sequence[str]) -> Screen:
+        """The prompt's text with a button for each legal decision."""
+        legal = self.game.legal_decisions(self.player_id)
+        return Screen("\n".join(lines), rows_of(self.decision_buttons(legal)))
+
+    def hand(self) -> str:
+        """The asked player's cards and coins."""
+        return hand_text(self.t, self.game, self.player_id)
 
 
-def turn_screen(
-    t: Translator, game: Game, game_id: str, context: int, player_id: int, names: Names
-) -> Screen:
+def turn_screen(a: Asking) -> Screen:
     """The turn keyboard: one button per legal action; targeted actions open a picker."""
-    legal = game.legal_decisions(player_id)
-    me = game.player(player_id)
+    t = a.t
+    legal = a.game.legal_decisions(a.player_id)
     if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
-        text = (
-            hand_text(t, game, player_id)
-            + "\n"
-            + t.gettext("💥 You have 10 or more coins: you must stage a Coup. Whom?")
-        )
-        items = _decision_buttons(t, game_id, context, legal, game, names)
-        return Screen(text, rows_of(items))
+        forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Whom?")
+        return Screen(a.hand() + "\n" + forced, rows_of(a.decision_buttons(legal)))
     items: list[Button] = []
-    seen: set[Action] = set()
+    codes: set[str] = set()  # targeted actions appear once, as a button to their picker
+    seats = [p.id for p in a.game.players]
     for d in legal:
         assert isinstance(d, TakeAction)
-        if d.action in seen:
-            continue
-        seen.add(d.action)
         if ACTIONS[d.action].targeted:
             code = buttons.picker_code(d.action)
         else:
-            code = buttons.encode_decision(d, [p.id for p in game.players])
-        items.append(
-            {"text": ACTION_BUTTONS[d.action](t), "data": buttons.pack(game_id, context, code)}
-        )
-    text = (
-        hand_text(t, game, player_id)
-        + "\n"
-        + t.gettext("▶️ Your move, {name}.").format(name=names.get(me.id, ""))
-    )
+            code = buttons.encode_decision(d, seats)
+        if code not in codes:
+            codes.add(code)
+            items.append(a.button(ACTION_BUTTONS[d.action](t), code))
+    name = a.names.get(a.player_id, "")
+    text = a.hand() + "\n" + t.gettext("▶️ Your move, {name}.").format(name=name)
     return Screen(text, rows_of(items))
 
 
-def target_screen(
-    t: Translator,
-    game: Game,
-    game_id: str,
-    context: int,
-    player_id: int,
-    names: Names,
-    action: Action,
-) -> Screen:
+def target_screen(a: Asking, action: Action) -> Screen:
     """The target picker for a targeted action, with a Back button."""
+    t = a.t
     legal = [
         d
-        for d in game.legal_decisions(player_id)
+        for d in a.game.legal_decisions(a.player_id)
         if isinstance(d, TakeAction) and d.action is action
     ]
-    items = _decision_buttons(t, game_id, context, legal, game, names)
-    items.append(
-        {"text": t.gettext("« Back"), "data": buttons.pack(game_id, context, buttons.BACK)}
-    )
-    text = (
-        hand_text(t, game, player_id)
-        + "\n"
-        + t.gettext("{action}: choose a target.").format(action=action_name(t, action))
-    )
-    return Screen(text, rows_of(items))
+    items = [*a.decision_buttons(legal), a.button(t.gettext("« Back"), buttons.BACK)]
+    prompt = t.gettext("{action}: choose a target.").format(action=action_name(t, action))
+    return Screen(a.hand() + "\n" + prompt, rows_of(items))
 
 
 def response_question(t: Translator, game: Game, player_id: int) -> str:
@@ -286,66 +275,28 @@ def response_question(t: Translator, game: Game, player_id: int) -> str:
     return t.gettext("Do you block?")
 
 
-def response_screen(
-    t: Translator,
-    game: Game,
-    game_id: str,
-    context: int,
-    player_id: int,
-    names: Names,
-    context_lines: Sequence[str],
-) -> Screen:
+def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Challenge / Block as ... / Pass for one responder."""
-    lines = [*context_lines, hand_text(t, game, player_id), response_question(t, game, player_id)]
-    return _decision_screen(t, game, game_id, context, player_id, names, lines)
+    question = response_question(a.t, a.game, a.player_id)
+    return a.screen([*context_lines, a.hand(), question])
 
 
-def lose_screen(
-    t: Translator,
-    game: Game,
-    game_id: str,
-    context: int,
-    player_id: int,
-    names: Names,
-    context_lines: Sequence[str],
-) -> Screen:
+def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the card to turn face up."""
-    lines = [*context_lines, t.gettext("🔻 Choose a card to turn face up:")]
-    return _decision_screen(t, game, game_id, context, player_id, names, lines)
+    return a.screen([*context_lines, a.t.gettext("🔻 Choose a card to turn face up:")])
 
 
-def exchange_screen(
-    t: Translator,
-    game: Game,
-    game_id: str,
-    context: int,
-    player_id: int,
-    names: Names,
-    context_lines: Sequence[str],
-) -> Screen:
+def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the cards to keep after an exchange."""
-    me = game.player(player_id)
+    t = a.t
+    me = a.game.player(a.player_id)
     n = len(me.hidden)
-    lines = [
-        *context_lines,
-        t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, me.hidden)),
-        t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
-    ]
-    return _decision_screen(t, game, game_id, context, player_id, names, lines)
-
-
-def _decision_screen(
-    t: Translator,
-    game: Game,
-    game_id: str,
-    context: int,
-    player_id: int,
-    names: Names,
-    lines: Sequence[str],
-) -> Screen:
-    legal = game.legal_decisions(player_id)
-    return Screen(
-        "\n".join(lines), rows_of(_decision_buttons(t, game_id, context, legal, game, names))
+    return a.screen(
+        [
+            *context_lines,
+            t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, me.hidden)),
+            t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
+        ]
     )
 
 

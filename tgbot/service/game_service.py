@@ -558,10 +558,10 @@ class GameService:
         if picker is not None or pressed.code == buttons.BACK:
             if game.awaiting().players != (person.id,):
                 return CallbackResult(t.gettext("This button is out of date."))
-            args = (t, game, record.id, record.context, person.id, names)
+            asking = ui.Asking(t, game, record.id, record.context, person.id, names)
             if picker is not None:
-                return CallbackResult(edit=ui.target_screen(*args, picker))
-            return CallbackResult(edit=ui.turn_screen(*args))
+                return CallbackResult(edit=ui.target_screen(asking, picker))
+            return CallbackResult(edit=ui.turn_screen(asking))
         try:
             decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
         except buttons.BadButton:

@@ -226,17 +226,17 @@ class StepMessages:
         context_lines: list[str],
     ) -> ui.Screen:
         kind = game.awaiting().kind
-        args = (t, game, record.id, record.context, user_id, names)
+        asking = ui.Asking(t, game, record.id, record.context, user_id, names)
         if kind is DecisionKind.TURN:
-            screen = ui.turn_screen(*args)
+            screen = ui.turn_screen(asking)
             if context_lines:
                 screen.text = "\n".join([*context_lines, screen.text])
             return screen
         if kind is DecisionKind.RESPONSE:
-            return ui.response_screen(*args, context_lines)
+            return ui.response_screen(asking, context_lines)
         if kind is DecisionKind.LOSE_CARD:
-            return ui.lose_screen(*args, context_lines)
-        return ui.exchange_screen(*args, context_lines)
+            return ui.lose_screen(asking, context_lines)
+        return ui.exchange_screen(asking, context_lines)
 
     def _closing_text(
         self, t: Translator, events: list[ev.Event], names: dict[int, str], user_id: int
