@@ -6,7 +6,7 @@ dataclasses only because creating frozen ones costs three times as much.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from .cards import Action, Character
@@ -248,8 +248,3 @@ def event_types() -> list[type[Event]]:
         for cls in globals().values()
         if isinstance(cls, type) and issubclass(cls, Event) and cls not in (Event, PrivateEvent)
     ]
-
-
-def event_field_names(cls: type[Event]) -> list[str]:
-    """Return the data fields of an event type."""
-    return [f.name for f in fields(cls)]

@@ -13,7 +13,6 @@ from .cards import (
     ACTIONS,
     CARDS_PER_PLAYER,
     CHARACTER_ORDER,
-    DECK_SIZE,
     EXCHANGE_DRAW,
     FORCED_COUP_COINS,
     MAX_PLAYERS,
@@ -755,17 +754,9 @@ class Game:
 
     # ---- invariants ----------------------------------------------------------------
 
-    def card_count(self) -> int:
-        """Cards in the deck, in hands, face up and drawn in an exchange: always 15."""
-        return (
-            len(self.deck)
-            + len(self.turn.drawn)
-            + sum(len(p.hidden) + len(p.revealed) for p in self.players)
-        )
-
     def coin_count(self) -> int:
         """Coins with the players and in the treasury: always 50."""
         return self.treasury + sum(p.coins for p in self.players)
 
 
-__all__ = ["DECK_SIZE", "Game", "Phase", "PlayerState", "TurnState"]
+__all__ = ["Game", "Phase", "PlayerState", "TurnState"]

@@ -118,11 +118,6 @@ class GameService:
                 await self._mutate(game_id, build)
         return self.catalogs.get(lang).gettext("🌐 Language saved.")
 
-    async def set_group_language(self, chat_id: int, lang: str) -> None:
-        """Store a group's language."""
-        if lang in LANGUAGES:
-            await self.store.set_chat_settings(chat_id, lang=lang)
-
     # ---- transactions --------------------------------------------------------------
 
     async def _mutate(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..engine import Game, game_from_dict, game_to_dict
+from ..engine import Game, game_from_dict
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
@@ -92,8 +92,3 @@ class GameRecord:
         data["players"] = [Seat(**s) for s in data["players"]]
         data["prompts"] = {int(k): v for k, v in data["prompts"].items()}
         return cls(**data)
-
-
-def engine_dict(game: Game) -> dict[str, Any]:
-    """The engine state to store."""
-    return game_to_dict(game)

@@ -170,11 +170,6 @@ class Store:
         due = await self._claim(keys=[self.keys.deadlines], args=[now_ms, now_ms + lease_ms, limit])
         return [d.decode() for d in due]
 
-    async def next_deadline_ms(self, game_id: str) -> int | None:
-        """The scheduled deadline of one game."""
-        score = await self.redis.zscore(self.keys.deadlines, game_id)
-        return None if score is None else int(score)
-
     # ---- outboxes ------------------------------------------------------------------
 
     async def pending_games(self, limit: int = 50) -> list[str]:
