@@ -82,7 +82,13 @@ class Runtime:
             log.info("started a private Redis in %s", embedded.folder)
         redis = Redis.from_url(redis_url)
         bot = make_bot(config)
-        await bot.initialize()
+        try:
+            await bot.initialize()
+        except Exception:
+            await redis.aclose()
+            if embedded is not None:
+                await asyncio.to_thread(embedded.stop)
+            raise
         store = Store(redis, Keys(config.key_prefix))
         catalogs = Catalogs(config.locales_dir)
         service = GameService(store, catalogs, config.deadlines, bot.username)

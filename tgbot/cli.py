@@ -56,12 +56,21 @@ def run_bot() -> int:
     from .config import ConfigError, load_config
     from .run import run
 
+    from telegram.error import InvalidToken, NetworkError
+
     try:
         config = load_config()
     except ConfigError as err:
         print(f"coup-bot: {err}", file=sys.stderr)
         return 2
-    run(config)
+    try:
+        run(config)
+    except InvalidToken:
+        print("coup-bot: Telegram refused BOT_TOKEN: check it with @BotFather", file=sys.stderr)
+        return 2
+    except NetworkError as err:
+        print(f"coup-bot: cannot reach the Telegram Bot API ({err})", file=sys.stderr)
+        return 1
     return 0
 
 
