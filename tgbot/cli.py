@@ -53,10 +53,10 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 def run_bot() -> int:
     """Load the configuration and run the bot; a bad setting stops it with one clear line."""
+    from telegram.error import InvalidToken, NetworkError
+
     from .config import ConfigError, load_config
     from .run import run
-
-    from telegram.error import InvalidToken, NetworkError
 
     try:
         config = load_config()
