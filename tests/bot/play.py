@@ -64,3 +64,11 @@ async def play_to_end(
         else:
             await asyncio.sleep(0.02)
     raise AssertionError("the game did not end")
+
+
+def first_income_press(h: Harness, users: list[TgUser]) -> tuple[TgUser, dict]:
+    """The update of the first player pressing Income on their turn prompt."""
+    actor = next(u for u in users if h.sim.with_buttons(u.id))
+    prompt = h.sim.with_buttons(actor.id)[-1]
+    data = prompt.button(h.tr("💰 Income"))["callback_data"]
+    return actor, h.press_update(actor, actor.id, prompt.message_id, data)

@@ -9,7 +9,7 @@ from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import Deadlines
 from tgbot.engine import DecisionKind
 
-from .play import GROUP, open_and_start, open_lobby, players
+from .play import GROUP, first_income_press, open_and_start, open_lobby, players
 
 
 async def test_lobby_join_leave_and_list(redis_server_url: str) -> None:
@@ -166,10 +166,7 @@ async def test_a_repeated_update_is_applied_once(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         users = players(2)
         game_id = await open_and_start(h, users)
-        actor = next(u for u in users if h.sim.with_buttons(u.id))
-        prompt = h.sim.with_buttons(actor.id)[-1]
-        data = prompt.button(h.tr("💰 Income"))["callback_data"]
-        update = h.press_update(actor, actor.id, prompt.message_id, data)
+        _, update = first_income_press(h, users)
         first = await h.post(update)
         second = await h.post(update)
         assert first.status_code == second.status_code == 200

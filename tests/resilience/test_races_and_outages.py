@@ -6,7 +6,7 @@ import asyncio
 import random
 from pathlib import Path
 
-from tests.bot.play import GROUP, open_and_start, play_to_end, players
+from tests.bot.play import GROUP, first_income_press, open_and_start, play_to_end, players
 from tests.telegram_sim.harness import running_bot
 from tgbot.storage.embedded import EmbeddedRedis
 
@@ -64,10 +64,7 @@ async def test_redis_outage_gives_5xx_and_the_bot_recovers(tmp_path: Path) -> No
         async with running_bot(url) as h:
             users = players(2)
             game_id = await open_and_start(h, users)
-            actor = next(u for u in users if h.sim.with_buttons(u.id))
-            prompt = h.sim.with_buttons(actor.id)[-1]
-            data = prompt.button(h.tr("💰 Income"))["callback_data"]
-            update = h.press_update(actor, actor.id, prompt.message_id, data)
+            _, update = first_income_press(h, users)
             server.stop()
             response = await h.post(update)
             assert response.status_code == 503

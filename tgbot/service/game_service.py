@@ -676,15 +676,14 @@ class GameService:
 
     async def game_of_chat(self, chat_id: int) -> GameRecord | None:
         """The open game of a group."""
-        game_id = await self.store.get(self.keys.chat_game(chat_id))
-        if not game_id:
-            return None
-        raw = await self.store.get_json(self.keys.game(game_id))
-        return None if raw is None else GameRecord.from_dict(raw)
+        return await self._indexed_game(self.keys.chat_game(chat_id))
 
     async def game_of_person(self, user_id: int) -> GameRecord | None:
         """The game a person is in."""
-        game_id = await self.store.get(self.keys.user_game(user_id))
+        return await self._indexed_game(self.keys.user_game(user_id))
+
+    async def _indexed_game(self, index_key: str) -> GameRecord | None:
+        game_id = await self.store.get(index_key)
         if not game_id:
             return None
         raw = await self.store.get_json(self.keys.game(game_id))
