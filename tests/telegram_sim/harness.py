@@ -69,6 +69,43 @@ class TgUser:
         return data
 
 
+class Updates:
+    """Builds updates shaped like Telegram's, with increasing ids."""
+
+    def __init__(self, first_update_id: int = 1000) -> None:
+        self._update_ids = itertools.count(first_update_id)
+        self._message_ids = itertools.count(1)
+
+    def next_id(self) -> int:
+        """A fresh update id."""
+        return next(self._update_ids)
+
+    def message(
+        self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
+    ) -> dict[str, Any]:
+        """An update carrying a text message (a command when it starts with /)."""
+        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+        if chat_id < 0:
+            chat["title"] = "Coup group"
+            if thread_id is not None:
+                chat["is_forum"] = True
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": user.json(),
+            "text": text,
+        }
+        if text.startswith("/"):
+            message["entities"] = [
+                {"type": "bot_command", "offset": 0, "length": len(text.split()[0])}
+            ]
+        if thread_id is not None:
+            message["message_thread_id"] = thread_id
+            message["is_topic_message"] = True
+        return {"update_id": self.next_id(), "message": message}
+
+
 class Harness:
     """The bot under test, the simulated Telegram, and helpers to act as players."""
 
@@ -80,8 +117,7 @@ class Harness:
         self.store = Store(Redis.from_url(config.redis_url or ""), Keys(config.key_prefix))
         self.url = webhook_url
         self.http = http
-        self._update_ids = itertools.count(1000)
-        self._message_ids = itertools.count(1)
+        self.updates = Updates()
         self.catalogs = Catalogs(DEFAULT_LOCALES)
 
     async def record_of_chat(self, chat_id: int) -> GameRecord | None:
@@ -114,26 +150,7 @@ class Harness:
         self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
     ) -> dict[str, Any]:
         """An update carrying a text message (a command when it starts with /)."""
-        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
-        if chat_id < 0:
-            chat["title"] = "Coup group"
-            if thread_id is not None:
-                chat["is_forum"] = True
-        message: dict[str, Any] = {
-            "message_id": next(self._message_ids),
-            "date": int(time.time()),
-            "chat": chat,
-            "from": user.json(),
-            "text": text,
-        }
-        if text.startswith("/"):
-            message["entities"] = [
-                {"type": "bot_command", "offset": 0, "length": len(text.split()[0])}
-            ]
-        if thread_id is not None:
-            message["message_thread_id"] = thread_id
-            message["is_topic_message"] = True
-        return {"update_id": next(self._update_ids), "message": message}
+        return self.updates.message(user, chat_id, text, thread_id)
 
     async def say(
         self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
@@ -147,7 +164,7 @@ class Harness:
         self, user: TgUser, chat_id: int, message_id: int, data: str
     ) -> dict[str, Any]:
         """An update for a button press on a message."""
-        update_id = next(self._update_ids)
+        update_id = self.updates.next_id()
         found = [m for m in self.sim.messages(chat_id) if m.message_id == message_id]
         text = found[0].text if found else "?"
         return {

@@ -7,6 +7,7 @@ answers callbacks, records every call per chat, and can be told to fail like Tel
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -77,6 +78,7 @@ class TelegramSim:
     admins: set[tuple[int, int]] = field(default_factory=set)
     failures: list[Failure] = field(default_factory=list)
     blocked: set[int] = field(default_factory=set)  # users who blocked the bot
+    pending_updates: list[dict[str, Any]] = field(default_factory=list)  # for getUpdates
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     # ---- test helpers -------------------------------------------------------------
@@ -156,6 +158,11 @@ class TelegramSim:
                 "supports_inline_queries": False,
             },
         }
+
+    def _getUpdates(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        offset = int(p.get("offset") or 0)
+        self.pending_updates = [u for u in self.pending_updates if u["update_id"] >= offset]
+        return 200, {"ok": True, "result": list(self.pending_updates)}
 
     def _ok(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return 200, {"ok": True, "result": True}
@@ -279,6 +286,8 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
         else:  # python-telegram-bot posts url-encoded fields when there is no file
             params = dict(parse_qsl((await request.body()).decode(), keep_blank_values=True))
         status, body = sim.handle(method, params)
+        if method == "getUpdates" and not body.get("result"):
+            await asyncio.sleep(0.2)  # a short long-poll, so the bot does not spin
         sim.calls.append(Call(method, params, time.monotonic(), status))
         return JSONResponse(body, status_code=status)
 

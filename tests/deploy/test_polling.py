@@ -1,0 +1,59 @@
+"""`coup-bot` without WEBHOOK_URL polls Telegram and serves the same handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tests.telegram_sim.harness import TgUser, Updates, free_port, serve
+from tests.telegram_sim.server import TelegramSim, build_sim_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def until(check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_polling_mode_plays_through_get_updates(redis_server_url: str) -> None:
+    sim = TelegramSim()
+    port = free_port()
+    async with serve(build_sim_app(sim), port):
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("WEBHOOK_")},
+            "BOT_TOKEN": "123456:polling",
+            "TELEGRAM_API_URL": f"http://127.0.0.1:{port}/bot",
+            "REDIS_URL": redis_server_url,
+            "REDIS_KEY_PREFIX": f"p{uuid.uuid4().hex[:8]}",
+            "LOG_LEVEL": "WARNING",
+        }
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "tgbot"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            await until(lambda: any(c.method == "getUpdates" for c in sim.calls))
+            assert any(c.method == "deleteWebhook" for c in sim.calls)
+            assert any(c.method == "setMyCommands" for c in sim.calls)
+            updates = Updates()
+            nika = TgUser(4001, "Nika")
+            sim.pending_updates.append(updates.message(nika, nika.id, "/start"))
+            await until(lambda: any(m.text.startswith("👋") for m in sim.messages(nika.id)))
+            sim.pending_updates.append(updates.message(nika, -4001, "/newgame"))
+            await until(lambda: any(m.buttons() for m in sim.messages(-4001)))
+        finally:
+            bot.send_signal(signal.SIGTERM)
+            _, stderr = bot.communicate(timeout=30)
+        assert bot.returncode == 0, stderr.decode()[-2000:]
