@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from redis.asyncio import Redis
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.ext import AIORateLimiter, ExtBot
+from telegram.request import HTTPXRequest
 
 from .config import Config
 from .rendering.i18n import DEFAULT_LANGUAGE, N_, Catalogs
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 SWEEP_EVERY = 4  # polls between sweeps of undelivered outboxes
+SHUTDOWN_DRAIN_S = 10
 
 GROUP_COMMANDS = [
     ("newgame", N_("open a game of Coup")),
@@ -52,6 +54,8 @@ def make_bot(config: Config, max_retries: int = 5) -> ExtBot[None]:
     return ExtBot(
         config.bot_token,
         base_url=config.api_base_url,
+        # A plain ExtBot gets a pool of one connection: every call would wait for the last.
+        request=HTTPXRequest(connection_pool_size=64, pool_timeout=10.0),
         rate_limiter=AIORateLimiter(
             group_max_rate=config.group_messages_per_minute, max_retries=max_retries
         ),
@@ -136,7 +140,10 @@ class Runtime:
             self._loop_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._loop_task
-        await self.dispatcher.drain()
+        # Deliveries still running stay queued in Redis if cut short: another process (or
+        # this one after a restart) sends them, so shutdown need not wait long for them.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.dispatcher.drain(), timeout=SHUTDOWN_DRAIN_S)
         await self.bot.shutdown()
         await self.redis.aclose()
         if self.embedded is not None:

@@ -40,7 +40,14 @@ def free_port() -> int:
 async def serve(app: Any, port: int) -> AsyncIterator[uvicorn.Server]:
     """Run an ASGI app with uvicorn in this event loop."""
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=5,
+        )
     )
     task = asyncio.create_task(server.serve())
     while not server.started:
