@@ -126,23 +126,15 @@ class TelegramSim:
         for failure in self.failures:
             if failure.method == method and failure.chat_id in (None, chat_id) and failure.times:
                 failure.times -= 1
-                body: dict[str, Any] = {
-                    "ok": False,
-                    "error_code": failure.status,
-                    "description": failure.description,
-                }
+                status, body = _error(failure.status, failure.description)
                 if failure.retry_after is not None:
                     body["parameters"] = {"retry_after": failure.retry_after}
-                return failure.status, body
+                return status, body
         if method in ("sendMessage", "editMessageText") and chat_id in self.blocked:
-            return 403, {
-                "ok": False,
-                "error_code": 403,
-                "description": "Forbidden: bot was blocked by the user",
-            }
+            return _error(403, "Forbidden: bot was blocked by the user")
         handler = getattr(self, f"_{method}", None)
         if handler is None:
-            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+            return _error(404, "Not Found")
         return handler(params)
 
     def _getMe(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -173,17 +165,9 @@ class TelegramSim:
         chat_id = int(p["chat_id"])
         text = str(p.get("text", ""))
         if not text.strip():
-            return 400, {
-                "ok": False,
-                "error_code": 400,
-                "description": "Bad Request: message text is empty",
-            }
+            return _error(400, "Bad Request: message text is empty")
         if len(text) > 4096:
-            return 400, {
-                "ok": False,
-                "error_code": 400,
-                "description": "Bad Request: message is too long",
-            }
+            return _error(400, "Bad Request: message is too long")
         thread = int(p["message_thread_id"]) if p.get("message_thread_id") else None
         message = SimMessage(chat_id, next(self._ids), text, _keyboard(p), thread)
         self.chats.setdefault(chat_id, []).append(message)
@@ -193,23 +177,18 @@ class TelegramSim:
         chat_id, message_id = int(p["chat_id"]), int(p["message_id"])
         found = [m for m in self.messages(chat_id) if m.message_id == message_id]
         if not found:
-            return 400, {
-                "ok": False,
-                "error_code": 400,
-                "description": "Bad Request: message to edit not found",
-            }
+            return _error(400, "Bad Request: message to edit not found")
         message = found[0]
         keyboard = _keyboard(p)
         if message.text == p.get("text") and message.keyboard == keyboard:
-            return 400, {
-                "ok": False,
-                "error_code": 400,
-                "description": (
+            return _error(
+                400,
+                (
                     "Bad Request: message is not modified: specified new message content and "
                     "reply markup are exactly the same as a current content and reply markup "
                     "of the message"
                 ),
-            }
+            )
         message.text = str(p.get("text"))
         message.keyboard = keyboard
         message.edits += 1
@@ -240,6 +219,11 @@ class TelegramSim:
                 can_delete_stories=False,
             )
         return 200, {"ok": True, "result": result}
+
+
+def _error(status: int, description: str) -> tuple[int, dict[str, Any]]:
+    """An error answer shaped like the Bot API's."""
+    return status, {"ok": False, "error_code": status, "description": description}
 
 
 def _chat_of(params: dict[str, Any]) -> int | None:
