@@ -104,3 +104,20 @@ def take(action: Action, target: int | None = None) -> TakeAction:
             _ACTIONS.clear()
         decision = _ACTIONS[key] = TakeAction(action, target)
     return decision
+
+
+_VERSUS: dict[int, tuple[TakeAction, TakeAction, TakeAction]] = {}
+
+
+def versus(target: int) -> tuple[TakeAction, TakeAction, TakeAction]:
+    """Return the shared Coup, Assassinate and Steal decisions aimed at `target`."""
+    decisions = _VERSUS.get(target)
+    if decisions is None:
+        if len(_VERSUS) > 100_000:
+            _VERSUS.clear()
+        decisions = _VERSUS[target] = (
+            take(Action.COUP, target),
+            take(Action.ASSASSINATE, target),
+            take(Action.STEAL, target),
+        )
+    return decisions

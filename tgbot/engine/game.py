@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from itertools import combinations
+from typing import Any, NoReturn
 
 from . import events as ev
 from .cards import (
@@ -41,29 +43,34 @@ from .decisions import (
     block_as,
     lose,
     take,
+    versus,
 )
 from .errors import IllegalDecision, Reason
 from .rng import GameRandom
 
+# Reading an enum member through its class (Phase.TURN) costs a descriptor call, ten
+# times a module global: the hot paths read these aliases instead.
+_AC_ASSASSINATE = Action.ASSASSINATE
+_AC_COUP = Action.COUP
+_AC_EXCHANGE = Action.EXCHANGE
+_AC_INCOME = Action.INCOME
+_AC_STEAL = Action.STEAL
+_DK_EXCHANGE = DecisionKind.EXCHANGE
+_DK_LOSE_CARD = DecisionKind.LOSE_CARD
+_DK_RESPONSE = DecisionKind.RESPONSE
+_DK_TURN = DecisionKind.TURN
+
 DEFAULT_AFK_LIMIT = 2
 _UNTARGETED = tuple(take(a) for a, spec in ACTIONS.items() if not spec.targeted)
-
-
-_KIND_OF: dict[type, DecisionKind] = {
-    TakeAction: DecisionKind.TURN,
-    Pass: DecisionKind.RESPONSE,
-    Challenge: DecisionKind.RESPONSE,
-    Block: DecisionKind.RESPONSE,
-    LoseCard: DecisionKind.LOSE_CARD,
-    KeepCards: DecisionKind.EXCHANGE,
-}
+# Indexes into versus(player): the targeted actions, in the order options list them.
+_COUP, _ASSASSINATE, _STEAL = range(3)
+_COUP_COST = ACTIONS[_AC_COUP].cost
+_ASSASSINATE_COST = ACTIONS[_AC_ASSASSINATE].cost
+_new_awaiting = partial(tuple.__new__, Awaiting)  # skips NamedTuple's Python-level __new__
 
 
 def _card_order(cards: tuple[Character, ...]) -> list[int]:
     return [CHARACTER_ORDER[c] for c in cards]
-
-
-_TARGETED = (Action.COUP, Action.ASSASSINATE)  # open to every living opponent you can pay for
 
 
 class Phase(StrEnum):
@@ -80,10 +87,20 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+_PH_ACTION_WINDOW = Phase.ACTION_WINDOW
+_PH_BLOCKED = Phase.BLOCKED
+_PH_BLOCK_CHALLENGE = Phase.BLOCK_CHALLENGE
+_PH_BLOCK_WINDOW = Phase.BLOCK_WINDOW
+_PH_END_TURN = Phase.END_TURN
+_PH_EXCHANGE = Phase.EXCHANGE
+_PH_OVER = Phase.OVER
+_PH_RESOLVE = Phase.RESOLVE
+_PH_TURN = Phase.TURN
+
 _WINDOWS: dict[Phase, Window] = {
-    Phase.ACTION_WINDOW: Window.ACTION,
-    Phase.BLOCK_WINDOW: Window.BLOCK,
-    Phase.BLOCK_CHALLENGE: Window.BLOCK_CHALLENGE,
+    _PH_ACTION_WINDOW: Window.ACTION,
+    _PH_BLOCK_WINDOW: Window.BLOCK,
+    _PH_BLOCK_CHALLENGE: Window.BLOCK_CHALLENGE,
 }
 
 
@@ -123,10 +140,13 @@ class Game:
     """
 
     __slots__ = (
+        "_after",
         "_awaiting",
         "_by_id",
-        "_seat",
+        "_others",
+        "_round",
         "_someone_out",
+        "_versus",
         "afk_limit",
         "deck",
         "losses",
@@ -146,7 +166,7 @@ class Game:
         treasury: int,
         rng: GameRandom,
         turn: TurnState,
-        phase: Phase = Phase.TURN,
+        phase: Phase = _PH_TURN,
         losses: list[int] | None = None,
         version: int = 0,
         afk_limit: int = DEFAULT_AFK_LIMIT,
@@ -154,7 +174,16 @@ class Game:
     ) -> None:
         self.players = players
         self._by_id = {p.id: p for p in players}
-        self._seat = {p.id: i for i, p in enumerate(players)}
+        # Seating never changes, so who sits after whom is worked out once.
+        self._others: dict[int, tuple[PlayerState, ...]] = {}  # in seat order
+        self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
+        self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
+        self._versus: dict[int, tuple[TakeAction, ...]] = {}  # Coup/Assassinate/Steal on them
+        for seat, p in enumerate(players):
+            self._others[p.id] = tuple(q for q in players if q is not p)
+            self._round[p.id] = tuple(players[seat + 1 :] + players[: seat + 1])
+            self._after[p.id] = self._round[p.id][:-1]
+            self._versus[p.id] = versus(p.id)
         self.deck = deck  # the top of the deck is the end of the list
         self.treasury = treasury
         self.rng = rng
@@ -269,7 +298,7 @@ class Game:
     @property
     def over(self) -> bool:
         """True once a winner is known."""
-        return self.phase is Phase.OVER
+        return self.phase is _PH_OVER
 
     def alive_players(self) -> list[PlayerState]:
         """Living players in seat order."""
@@ -281,82 +310,71 @@ class Game:
 
     def _compute_awaiting(self) -> Awaiting:
         phase = self.phase
-        if phase is Phase.OVER:
+        if phase is _PH_OVER:
             return Awaiting(None, ())
         if self.losses:
-            return Awaiting(DecisionKind.LOSE_CARD, (self.losses[0],))
-        if phase is Phase.TURN:
-            return Awaiting(DecisionKind.TURN, (self.turn.actor,))
-        if phase is Phase.EXCHANGE:
-            return Awaiting(DecisionKind.EXCHANGE, (self.turn.actor,))
-        return Awaiting(DecisionKind.RESPONSE, tuple(self._responders()), _WINDOWS[phase])
+            return _new_awaiting((_DK_LOSE_CARD, (self.losses[0],), None))
+        if phase is _PH_TURN:
+            return _new_awaiting((_DK_TURN, (self.turn.actor,), None))
+        if phase is _PH_EXCHANGE:
+            return _new_awaiting((_DK_EXCHANGE, (self.turn.actor,), None))
+        return _new_awaiting((_DK_RESPONSE, tuple(self.turn.waiting), _WINDOWS[phase]))
 
     def _commit(self) -> None:
         """Close a change: bump the version and note who is awaited next."""
         self.version += 1
         self._awaiting = self._compute_awaiting()
 
+    def _commit_response_window(self) -> None:
+        """_commit() for a change that left the same response window open to others."""
+        self.version += 1
+        self._awaiting = _new_awaiting(
+            (_DK_RESPONSE, tuple(self.turn.waiting), _WINDOWS[self.phase])
+        )
+
     def legal_decisions(self, player_id: int) -> list[Decision]:
         """Every decision `player_id` may take now (empty when it is not theirs to take)."""
         kind, awaited, _ = self._awaiting
         if player_id not in awaited:
             return []
-        if kind is DecisionKind.RESPONSE:
-            return self._response_options(player_id)
+        if kind is _DK_RESPONSE:
+            turn = self.turn
+            return list(_RESPONSE_OPTIONS[self.phase, turn.action, player_id == turn.target])
         me = self._by_id[player_id]
-        if kind is DecisionKind.TURN:
+        if kind is _DK_TURN:
             return self._turn_options(me)
-        if kind is DecisionKind.LOSE_CARD:
+        if kind is _DK_LOSE_CARD:
             return [lose(c) for c in sorted_cards(list(set(me.hidden)))]
         pool = me.hidden + self.turn.drawn
         keeps = {sorted_cards(combo) for combo in combinations(pool, len(me.hidden))}
         return [KeepCards(k) for k in sorted(keeps, key=_card_order)]
 
-    def _response_options(self, player_id: int) -> list[Decision]:
-        turn = self.turn
-        assert turn.action is not None
-        if self.phase is Phase.BLOCK_CHALLENGE:
-            return [CHALLENGE, PASS]
-        spec = ACTIONS[turn.action]
-        options: list[Decision] = []
-        if self.phase is Phase.ACTION_WINDOW and spec.challengeable:
-            options.append(CHALLENGE)
-        if spec.blockable_by_anyone or player_id == turn.target:
-            options += [block_as(c) for c in spec.blockers]
-        options.append(PASS)
-        return options
-
     def _turn_options(self, me: PlayerState) -> list[Decision]:
-        opponents = [p.id for p in self.players if p.hidden and p is not me]
         coins = me.coins
+        versus = self._versus
+        opponents = [p for p in self._others[me.id] if p.hidden]
         if coins >= FORCED_COUP_COINS:
-            return [take(Action.COUP, pid) for pid in opponents]
+            return [versus[p.id][_COUP] for p in opponents]
         options: list[Decision] = list(_UNTARGETED)
-        for action in _TARGETED:
-            if coins >= ACTIONS[action].cost:
-                options += [take(action, pid) for pid in opponents]
-        by_id = self._by_id
-        options += [take(Action.STEAL, pid) for pid in opponents if by_id[pid].coins > 0]
+        if coins >= _COUP_COST:
+            options += [versus[p.id][_COUP] for p in opponents]
+        if coins >= _ASSASSINATE_COST:
+            options += [versus[p.id][_ASSASSINATE] for p in opponents]
+        options += [versus[p.id][_STEAL] for p in opponents if p.coins]
         return options
-
-    def _responders(self) -> list[int]:
-        """Players who may still answer the open window, in seat order after the actor."""
-        return self.turn.waiting
 
     def _open_window(self, phase: Phase) -> None:
-        """Open a response window and list who may answer it."""
+        """Open a response window and list who may answer it, in seat order after the actor."""
         turn = self.turn
         self.phase = phase
-        if phase is Phase.BLOCK_WINDOW:
-            target = self._by_id[turn.target] if turn.target is not None else None
+        if phase is _PH_ACTION_WINDOW:
+            turn.waiting = [p.id for p in self._after[turn.actor] if p.hidden]
+        elif phase is _PH_BLOCK_CHALLENGE:
+            blocker = turn.blocker
+            turn.waiting = [p.id for p in self._round[turn.actor] if p.hidden and p.id != blocker]
+        else:
+            target = self._by_id.get(turn.target)  # type: ignore[arg-type]
             turn.waiting = [target.id] if target is not None and target.hidden else []
-            return
-        excluded = turn.actor if phase is Phase.ACTION_WINDOW else turn.blocker
-        players = self.players
-        start = self._seat[turn.actor] + 1
-        turn.waiting = [
-            p.id for p in players[start:] + players[:start] if p.hidden and p.id != excluded
-        ]
 
     # ---- applying ------------------------------------------------------------------
 
@@ -368,25 +386,99 @@ class Game:
         Anything illegal raises IllegalDecision and leaves the game unchanged. When
         `expected_version` is given and the game has moved on, the decision is STALE.
         """
-        self._check_version(expected_version)
-        self._validate(player_id, decision)
-        out: list[ev.Event] = []
-        kind = type(decision)
-        if kind is Pass:
-            self.turn.waiting.remove(player_id)
-            out.append(ev.ResponsePassed(player_id))
-        elif kind is TakeAction:
-            self._by_id[player_id].afk_turns = 0
-            self._declare(decision, out)  # type: ignore[arg-type]
-        elif kind is Challenge:
-            self._challenge(player_id, out)
-        elif kind is Block:
-            self._block(player_id, decision.character, out)  # type: ignore[union-attr]
-        elif kind is LoseCard:
-            self.losses.pop(0)
-            self._lose(self._by_id[player_id], decision.character, out)  # type: ignore[union-attr]
+        if self.phase is _PH_OVER or (
+            expected_version is not None and expected_version != self.version
+        ):
+            self._check_version(expected_version)
+        kind, awaited, _ = self._awaiting
+        if player_id not in awaited:
+            self._refuse_unawaited(player_id)
+        try:
+            needed, handler = _HANDLERS[type(decision)]
+        except KeyError:
+            raise IllegalDecision(Reason.WRONG_KIND, f"unknown decision {decision!r}") from None
+        if needed is not kind:
+            raise IllegalDecision(Reason.WRONG_KIND, f"a {needed} decision is not due, {kind} is")
+        return handler(self, player_id, decision)
+
+    def _refuse_unawaited(self, player_id: int) -> NoReturn:
+        """Say why a decision from a player who is not awaited is refused."""
+        me = self._by_id.get(player_id)
+        if me is None:
+            raise IllegalDecision(Reason.UNKNOWN_PLAYER, f"{player_id} is not in this game")
+        if not me.hidden:
+            raise IllegalDecision(Reason.NOT_ALIVE, f"{player_id} is out of the game")
+        raise IllegalDecision(Reason.NOT_YOUR_DECISION, f"{player_id} is not awaited now")
+
+    def _apply_pass(self, player_id: int, decision: Pass) -> list[ev.Event]:
+        waiting = self.turn.waiting
+        waiting.remove(player_id)
+        out: list[ev.Event] = [ev.ResponsePassed(player_id)]
+        if waiting:  # others may still answer: nothing else moves
+            self._commit_response_window()
         else:
-            self._finish_exchange(list(decision.cards), out)  # type: ignore[union-attr]
+            self._advance(out)
+            self._commit()
+        return out
+
+    def _apply_challenge(self, player_id: int, decision: Challenge) -> list[ev.Event]:
+        phase = self.phase
+        if phase is not _PH_BLOCK_CHALLENGE and (
+            phase is not _PH_ACTION_WINDOW or ACTIONS[self.turn.action].claim is None  # type: ignore[index]
+        ):
+            raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
+        out: list[ev.Event] = []
+        self._challenge(player_id, out)
+        self._advance(out)
+        self._commit()
+        return out
+
+    def _apply_block(self, player_id: int, decision: Block) -> list[ev.Event]:
+        turn = self.turn
+        spec = ACTIONS[turn.action]  # type: ignore[index]
+        if (
+            self.phase is _PH_BLOCK_CHALLENGE
+            or decision.character not in spec.blockers
+            or not (spec.blockable_by_anyone or player_id == turn.target)
+        ):
+            raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
+        out: list[ev.Event] = []
+        self._block(player_id, decision.character, out)
+        if turn.waiting:  # the blocker and the actor are alive: the window stays open
+            self._commit_response_window()
+        else:
+            self._advance(out)
+            self._commit()
+        return out
+
+    def _apply_take(self, player_id: int, decision: TakeAction) -> list[ev.Event]:
+        me = self._by_id[player_id]
+        self._validate_action(me, decision)
+        me.afk_turns = 0
+        out: list[ev.Event] = []
+        self._declare(decision, out)
+        if self.phase is _PH_ACTION_WINDOW and self.turn.waiting:
+            self._commit_response_window()
+        else:
+            self._advance(out)
+            self._commit()
+        return out
+
+    def _apply_lose(self, player_id: int, decision: LoseCard) -> list[ev.Event]:
+        me = self._by_id[player_id]
+        if decision.character not in me.hidden:
+            raise IllegalDecision(Reason.NO_SUCH_CARD, f"no face-down {decision}")
+        out: list[ev.Event] = []
+        self.losses.pop(0)
+        self._lose(me, decision.character, out)
+        self._advance(out)
+        self._commit()
+        return out
+
+    def _apply_keep(self, player_id: int, decision: KeepCards) -> list[ev.Event]:
+        self._validate_keep(self._by_id[player_id], decision.cards)
+        out: list[ev.Event] = []
+        self._finish_exchange(list(decision.cards), out)
         self._advance(out)
         self._commit()
         return out
@@ -396,12 +488,12 @@ class Game:
         self._check_version(expected_version)
         waiting = self.awaiting()
         out: list[ev.Event] = []
-        if waiting.kind is DecisionKind.LOSE_CARD:
+        if waiting.kind is _DK_LOSE_CARD:
             me = self._by_id[waiting.players[0]]
             out.append(ev.DecisionTimedOut(me.id, waiting.kind))
             self.losses.pop(0)
             self._lose(me, self.rng.choice(me.hidden), out)
-        elif waiting.kind is DecisionKind.TURN:
+        elif waiting.kind is _DK_TURN:
             me = self._by_id[self.turn.actor]
             out.append(ev.DecisionTimedOut(me.id, waiting.kind))
             me.afk_turns += 1
@@ -409,11 +501,11 @@ class Game:
                 self._remove(me, afk=True, out=out)
             else:
                 self._declare(self._default_action(me), out)
-        elif waiting.kind is DecisionKind.RESPONSE:
+        elif waiting.kind is _DK_RESPONSE:
             for pid in waiting.players:
                 out.append(ev.DecisionTimedOut(pid, waiting.kind))
             self.turn.waiting = []
-        elif waiting.kind is DecisionKind.EXCHANGE:
+        elif waiting.kind is _DK_EXCHANGE:
             me = self._by_id[self.turn.actor]
             out.append(ev.DecisionTimedOut(me.id, waiting.kind))
             self._finish_exchange(list(me.hidden), out)
@@ -436,7 +528,7 @@ class Game:
         return out
 
     def _check_version(self, expected: int | None) -> None:
-        if self.phase is Phase.OVER:
+        if self.phase is _PH_OVER:
             raise IllegalDecision(Reason.GAME_OVER, "the game is over")
         if expected is not None and expected != self.version:
             raise IllegalDecision(
@@ -445,77 +537,32 @@ class Game:
 
     def _default_action(self, me: PlayerState) -> TakeAction:
         if me.coins < FORCED_COUP_COINS:
-            return take(Action.INCOME)
-        n = len(self.players)
-        seat = self._seat[me.id]
-        for i in range(seat + 1, seat + n):
-            p = self.players[i % n]
+            return take(_AC_INCOME)
+        for p in self._after[me.id]:
             if p.hidden:
-                return take(Action.COUP, p.id)
+                return take(_AC_COUP, p.id)
         raise AssertionError("a forced coup needs a living opponent")
-
-    def _validate(self, player_id: int, decision: Decision) -> None:
-        me = self._by_id.get(player_id)
-        if me is None:
-            raise IllegalDecision(Reason.UNKNOWN_PLAYER, f"{player_id} is not in this game")
-        if not me.hidden:
-            raise IllegalDecision(Reason.NOT_ALIVE, f"{player_id} is out of the game")
-        kind, awaited, _ = self._awaiting
-        if player_id not in awaited:
-            raise IllegalDecision(Reason.NOT_YOUR_DECISION, f"{player_id} is not awaited now")
-        needed = _KIND_OF.get(type(decision))
-        if needed is None:
-            raise IllegalDecision(Reason.WRONG_KIND, f"unknown decision {decision!r}")
-        if needed is not kind:
-            raise IllegalDecision(Reason.WRONG_KIND, f"a {needed} decision is not due, {kind} is")
-        if kind is DecisionKind.RESPONSE:
-            if not self._may_respond(player_id, decision):  # type: ignore[arg-type]
-                raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
-        elif kind is DecisionKind.TURN:
-            self._validate_action(me, decision)  # type: ignore[arg-type]
-        elif kind is DecisionKind.LOSE_CARD:
-            if decision.character not in me.hidden:  # type: ignore[union-attr]
-                raise IllegalDecision(Reason.NO_SUCH_CARD, f"no face-down {decision}")
-        else:
-            self._validate_keep(me, decision.cards)  # type: ignore[union-attr]
-
-    def _may_respond(self, player_id: int, decision: Pass | Challenge | Block) -> bool:
-        """The same rules as _response_options, without building the list."""
-        if type(decision) is Pass:
-            return True
-        phase = self.phase
-        turn = self.turn
-        assert turn.action is not None
-        spec = ACTIONS[turn.action]
-        if type(decision) is Challenge:
-            return phase is Phase.BLOCK_CHALLENGE or (
-                phase is Phase.ACTION_WINDOW and spec.challengeable
-            )
-        return (
-            phase is not Phase.BLOCK_CHALLENGE
-            and decision.character in spec.blockers
-            and (spec.blockable_by_anyone or player_id == turn.target)
-        )
 
     def _validate_action(self, me: PlayerState, decision: TakeAction) -> None:
         action = decision.action
-        if action not in ACTIONS:
+        spec = ACTIONS.get(action)
+        if spec is None:
             raise IllegalDecision(Reason.WRONG_KIND, f"unknown action {action!r}")
-        spec = ACTIONS[action]
-        if me.coins >= FORCED_COUP_COINS and action is not Action.COUP:
+        coins = me.coins
+        if coins >= FORCED_COUP_COINS and action is not _AC_COUP:
             raise IllegalDecision(Reason.MUST_COUP, "with 10 or more coins you must coup")
-        if me.coins < spec.cost:
+        if coins < spec.cost:
             raise IllegalDecision(
-                Reason.CANNOT_AFFORD, f"{decision.action} costs {spec.cost}, you have {me.coins}"
+                Reason.CANNOT_AFFORD, f"{decision.action} costs {spec.cost}, you have {coins}"
             )
         if not spec.targeted:
             if decision.target is not None:
                 raise IllegalDecision(Reason.BAD_TARGET, f"{decision.action} takes no target")
             return
-        target = self._by_id.get(decision.target) if decision.target is not None else None
+        target = self._by_id.get(decision.target)  # type: ignore[arg-type]
         if target is None or target is me or not target.hidden:
             raise IllegalDecision(Reason.BAD_TARGET, "the target must be a living opponent")
-        if action is Action.STEAL and target.coins == 0:
+        if action is _AC_STEAL and target.coins == 0:
             raise IllegalDecision(Reason.BAD_TARGET, "you cannot steal from a player with 0 coins")
 
     def _validate_keep(self, me: PlayerState, cards: Iterable[Character]) -> None:
@@ -540,15 +587,15 @@ class Game:
         turn.action = action
         turn.target = decision.target
         out.append(ev.ActionDeclared(me.id, action, decision.target, spec.claim, spec.cost))
-        if action is Action.INCOME or action is Action.COUP:
-            self.phase = Phase.RESOLVE
+        if action is _AC_INCOME or action is _AC_COUP:
+            self.phase = _PH_RESOLVE
         else:
-            self._open_window(Phase.ACTION_WINDOW)
+            self._open_window(_PH_ACTION_WINDOW)
 
     def _challenge(self, challenger: int, out: list[ev.Event]) -> None:
         turn = self.turn
         assert turn.action is not None
-        if self.phase is Phase.BLOCK_CHALLENGE:
+        if self.phase is _PH_BLOCK_CHALLENGE:
             assert turn.blocker is not None and turn.block_character is not None
             claimant, character = turn.blocker, turn.block_character
         else:
@@ -560,24 +607,24 @@ class Game:
             out.append(ev.ClaimProven(claimant, character, challenger))
             self._replace_shown_card(holder, character, out)
             self.losses.append(challenger)
-            if self.phase is Phase.BLOCK_CHALLENGE:
-                self.phase = Phase.BLOCKED
+            if self.phase is _PH_BLOCK_CHALLENGE:
+                self.phase = _PH_BLOCKED
             elif ACTIONS[turn.action].blockers:
-                self._open_window(Phase.BLOCK_WINDOW)
+                self._open_window(_PH_BLOCK_WINDOW)
             else:
-                self.phase = Phase.RESOLVE
+                self.phase = _PH_RESOLVE
             return
         out.append(ev.ClaimFailed(claimant, character, challenger))
         self.losses.append(claimant)
-        if self.phase is Phase.BLOCK_CHALLENGE:
-            self.phase = Phase.RESOLVE
+        if self.phase is _PH_BLOCK_CHALLENGE:
+            self.phase = _PH_RESOLVE
             return
         refund = ACTIONS[turn.action].cost
         if refund:
             holder.coins += refund
             self.treasury -= refund
             out.append(ev.CoinsRefunded(claimant, refund))
-        self.phase = Phase.END_TURN
+        self.phase = _PH_END_TURN
 
     def _replace_shown_card(
         self, holder: PlayerState, shown: Character, out: list[ev.Event]
@@ -595,31 +642,31 @@ class Game:
         turn.blocker = blocker
         turn.block_character = character
         out.append(ev.BlockDeclared(blocker, character, turn.actor, turn.action))
-        self._open_window(Phase.BLOCK_CHALLENGE)
+        self._open_window(_PH_BLOCK_CHALLENGE)
 
     def _resolve(self, out: list[ev.Event]) -> None:
         turn = self.turn
         action = turn.action
         assert action is not None
         me = self._by_id[turn.actor]
-        self.phase = Phase.END_TURN
+        self.phase = _PH_END_TURN
         if action in ACTION_GAIN:
             amount = min(ACTION_GAIN[action], self.treasury)
             me.coins += amount
             self.treasury -= amount
             out.append(ev.ActionResolved(me.id, action, None, amount))
             return
-        if action is Action.EXCHANGE:
+        if action is _AC_EXCHANGE:
             turn.drawn = [self.deck.pop() for _ in range(EXCHANGE_DRAW)]
             out.append(ev.ExchangeDrawn(me.id, tuple(turn.drawn)))
-            self.phase = Phase.EXCHANGE
+            self.phase = _PH_EXCHANGE
             return
         assert turn.target is not None
         target = self._by_id[turn.target]
         if not target.hidden:
             out.append(ev.ActionFizzled(me.id, action, target.id))
             return
-        if action is Action.STEAL:
+        if action is _AC_STEAL:
             amount = min(STEAL_AMOUNT, target.coins)
             target.coins -= amount
             me.coins += amount
@@ -639,7 +686,7 @@ class Game:
         self.turn.drawn = []
         out.append(ev.ExchangeKept(me.id, sorted_cards(kept)))
         out.append(ev.ExchangeCompleted(me.id))
-        self.phase = Phase.END_TURN
+        self.phase = _PH_END_TURN
 
     def _lose(self, me: PlayerState, character: Character, out: list[ev.Event]) -> None:
         me.hidden.remove(character)
@@ -685,38 +732,38 @@ class Game:
             phase = self.phase
             turn = self.turn
             actor_alive = bool(self._by_id[turn.actor].hidden)
-            if phase is Phase.TURN:
+            if phase is _PH_TURN:
                 if actor_alive:
                     return
-                self.phase = Phase.END_TURN
+                self.phase = _PH_END_TURN
             elif phase in _WINDOWS:
                 if not actor_alive:
-                    self.phase = Phase.END_TURN
-                elif phase is Phase.BLOCK_CHALLENGE and not self._by_id[turn.blocker].hidden:
-                    self.phase = Phase.RESOLVE  # a blocker who left takes the block along
-                elif self._responders():
+                    self.phase = _PH_END_TURN
+                elif phase is _PH_BLOCK_CHALLENGE and not self._by_id[turn.blocker].hidden:
+                    self.phase = _PH_RESOLVE  # a blocker who left takes the block along
+                elif turn.waiting:
                     return
-                elif phase is Phase.BLOCK_CHALLENGE:
-                    self.phase = Phase.BLOCKED
+                elif phase is _PH_BLOCK_CHALLENGE:
+                    self.phase = _PH_BLOCKED
                 else:
-                    self.phase = Phase.RESOLVE
-            elif phase is Phase.RESOLVE:
+                    self.phase = _PH_RESOLVE
+            elif phase is _PH_RESOLVE:
                 if actor_alive:
                     self._resolve(out)
                 else:
-                    self.phase = Phase.END_TURN
-            elif phase is Phase.BLOCKED:
+                    self.phase = _PH_END_TURN
+            elif phase is _PH_BLOCKED:
                 assert turn.action is not None and turn.blocker is not None
                 assert turn.block_character is not None
                 out.append(
                     ev.ActionBlocked(turn.actor, turn.action, turn.blocker, turn.block_character)
                 )
-                self.phase = Phase.END_TURN
-            elif phase is Phase.EXCHANGE:
+                self.phase = _PH_END_TURN
+            elif phase is _PH_EXCHANGE:
                 if actor_alive:
                     return
                 self._return_drawn()
-                self.phase = Phase.END_TURN
+                self.phase = _PH_END_TURN
             else:
                 self._next_turn(out)
 
@@ -735,20 +782,17 @@ class Game:
             self.rng.shuffle(self.deck)
 
     def _next_turn(self, out: list[ev.Event]) -> None:
-        n = len(self.players)
-        seat = self._seat[self.turn.actor]
-        for i in range(seat + 1, seat + n + 1):
-            nxt = self.players[i % n]
+        for nxt in self._round[self.turn.actor]:
             if nxt.hidden:
                 break
         self.turn = TurnState(actor=nxt.id)
-        self.phase = Phase.TURN
+        self.phase = _PH_TURN
         out.append(ev.TurnStarted(nxt.id, nxt.coins >= FORCED_COUP_COINS))
 
     def _end_game(self, winner: PlayerState, out: list[ev.Event]) -> None:
         self._return_drawn()
         self.losses = []
-        self.phase = Phase.OVER
+        self.phase = _PH_OVER
         self.winner = winner.id
         out.append(ev.GameEnded(winner.id))
 
@@ -758,5 +802,31 @@ class Game:
         """Coins with the players and in the treasury: always 50."""
         return self.treasury + sum(p.coins for p in self.players)
 
+
+def _response_options() -> dict[tuple[Phase, Action, bool], tuple[Decision, ...]]:
+    """What a responder may answer, by window, action and whether they are its target."""
+    table: dict[tuple[Phase, Action, bool], tuple[Decision, ...]] = {}
+    for action, spec in ACTIONS.items():
+        for is_target in (False, True):
+            blocks = [block_as(c) for c in spec.blockers]
+            if not (spec.blockable_by_anyone or is_target):
+                blocks = []
+            challenge = [CHALLENGE] if spec.challengeable else []
+            table[_PH_ACTION_WINDOW, action, is_target] = (*challenge, *blocks, PASS)
+            table[_PH_BLOCK_WINDOW, action, is_target] = (*blocks, PASS)
+            table[_PH_BLOCK_CHALLENGE, action, is_target] = (CHALLENGE, PASS)
+    return table
+
+
+_RESPONSE_OPTIONS = _response_options()
+
+_HANDLERS: dict[type, tuple[DecisionKind, Callable[[Game, int, Any], list[ev.Event]]]] = {
+    Pass: (_DK_RESPONSE, Game._apply_pass),
+    Challenge: (_DK_RESPONSE, Game._apply_challenge),
+    Block: (_DK_RESPONSE, Game._apply_block),
+    TakeAction: (_DK_TURN, Game._apply_take),
+    LoseCard: (_DK_LOSE_CARD, Game._apply_lose),
+    KeepCards: (_DK_EXCHANGE, Game._apply_keep),
+}
 
 __all__ = ["Game", "Phase", "PlayerState", "TurnState"]

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 _MASK64 = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+
+_MAX_ONE_DRAW = 20  # 20! < 2**64 < 21!
+# For n items: the largest multiple of n! that fits in 64 bits.
+_ONE_DRAW_LIMIT = [(1 << 64) // math.factorial(n) * math.factorial(n) for n in range(21)]
 
 
 class GameRandom(random.Random):
@@ -34,9 +42,9 @@ class GameRandom(random.Random):
         self._state = int(state) & _MASK64
 
     def _next64(self) -> int:
-        self._state = state = (self._state + 0x9E3779B97F4A7C15) & _MASK64
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        self._state = state = (self._state + _GAMMA) & _MASK64
+        z = ((state ^ (state >> 30)) * _MIX1) & _MASK64
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
         return z ^ (z >> 31)
 
     def random(self) -> float:
@@ -53,6 +61,25 @@ class GameRandom(random.Random):
         while r >= n:
             r = self._next64() >> shift
         return r
+
+    def shuffle(self, x: list) -> None:  # type: ignore[override]
+        """Shuffle a list in place, uniformly, from one 64-bit draw for up to 20 items.
+
+        Fisher-Yates takes its swap indices as the mixed-radix digits of one number drawn
+        uniformly below a multiple of len(x)!, so the shuffle is exact (draws at or above
+        that multiple are rejected) and costs one generator step instead of one per item.
+        """
+        n = len(x)
+        if n > _MAX_ONE_DRAW:
+            super().shuffle(x)
+            return
+        limit = _ONE_DRAW_LIMIT[n]
+        r = self._next64()
+        while r >= limit:
+            r = self._next64()
+        for i in range(n - 1, 0, -1):
+            r, j = divmod(r, i + 1)
+            x[i], x[j] = x[j], x[i]
 
     def getrandbits(self, k: int) -> int:
         """Return an integer with k random bits."""
