@@ -13,11 +13,18 @@ import platform
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from tgbot.engine import Game
 
 PLAYERS = 6
+T = TypeVar("T")
+
+
+def pick(driver: random.Random, options: Sequence[T]) -> T:
+    """Choose uniformly; a single option needs no draw (the same for both engines)."""
+    return options[0] if len(options) == 1 else driver.choice(options)
 
 
 def ours(driver: random.Random) -> int:
@@ -25,8 +32,8 @@ def ours(driver: random.Random) -> int:
     game, _ = Game.new(list(range(1, PLAYERS + 1)), driver.getrandbits(64))
     decisions = 0
     while not game.over:
-        player = driver.choice(game.awaiting().players)
-        game.apply(player, driver.choice(game.legal_decisions(player)))
+        player = pick(driver, game.awaiting().players)
+        game.apply(player, pick(driver, game.legal_decisions(player)))
         decisions += 1
     return decisions
 
@@ -54,7 +61,7 @@ def coupml_game(driver: random.Random) -> int:
     game.init_game()
     decisions = 0
     while not game.is_game_over():
-        game.play_action(driver.choice(game.get_legal_actions()))
+        game.play_action(pick(driver, game.get_legal_actions()))
         decisions += 1
     return decisions
 

@@ -81,9 +81,12 @@ MAX_PLAYERS = 6
 CHARACTER_ORDER: dict[Character, int] = {c: i for i, c in enumerate(Character)}
 
 
+_FULL_DECK = tuple(c for c in Character for _ in range(COPIES_PER_CHARACTER))
+
+
 def full_deck() -> list[Character]:
     """Return the 15 court cards in a fixed order (three of each character)."""
-    return [c for c in Character for _ in range(COPIES_PER_CHARACTER)]
+    return list(_FULL_DECK)
 
 
 def sorted_cards(cards: list[Character] | tuple[Character, ...]) -> tuple[Character, ...]:

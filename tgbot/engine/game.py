@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import partial
-from itertools import combinations
+from functools import lru_cache, partial
+from itertools import combinations, product
 from typing import Any, NoReturn
 
 from . import events as ev
@@ -179,11 +179,14 @@ class Game:
         self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
         self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
         self._versus: dict[int, tuple[TakeAction, ...]] = {}  # Coup/Assassinate/Steal on them
+        ring = players * 2
+        n = len(players)
         for seat, p in enumerate(players):
-            self._others[p.id] = tuple(q for q in players if q is not p)
-            self._round[p.id] = tuple(players[seat + 1 :] + players[: seat + 1])
-            self._after[p.id] = self._round[p.id][:-1]
-            self._versus[p.id] = versus(p.id)
+            pid = p.id
+            self._others[pid] = tuple(players[:seat] + players[seat + 1 :])
+            self._after[pid] = after = tuple(ring[seat + 1 : seat + n])
+            self._round[pid] = (*after, p)
+            self._versus[pid] = versus(pid)
         self.deck = deck  # the top of the deck is the end of the list
         self.treasury = treasury
         self.rng = rng
@@ -344,10 +347,8 @@ class Game:
         if kind is _DK_TURN:
             return self._turn_options(me)
         if kind is _DK_LOSE_CARD:
-            return [lose(c) for c in sorted_cards(list(set(me.hidden)))]
-        pool = me.hidden + self.turn.drawn
-        keeps = {sorted_cards(combo) for combo in combinations(pool, len(me.hidden))}
-        return [KeepCards(k) for k in sorted(keeps, key=_card_order)]
+            return list(_LOSE_OPTIONS[tuple(me.hidden)])
+        return list(_keep_options(tuple(me.hidden + self.turn.drawn), len(me.hidden)))
 
     def _turn_options(self, me: PlayerState) -> list[Decision]:
         coins = me.coins
@@ -730,6 +731,9 @@ class Game:
                     return
                 continue
             phase = self.phase
+            if phase is _PH_END_TURN:
+                self._next_turn(out)
+                continue
             turn = self.turn
             actor_alive = bool(self._by_id[turn.actor].hidden)
             if phase is _PH_TURN:
@@ -759,13 +763,12 @@ class Game:
                     ev.ActionBlocked(turn.actor, turn.action, turn.blocker, turn.block_character)
                 )
                 self.phase = _PH_END_TURN
-            elif phase is _PH_EXCHANGE:
+            else:
+                assert phase is _PH_EXCHANGE, phase  # the kept cards are still to choose
                 if actor_alive:
                     return
                 self._return_drawn()
                 self.phase = _PH_END_TURN
-            else:
-                self._next_turn(out)
 
     def _decided(self, out: list[ev.Event]) -> bool:
         """End the game if at most one player is left; say whether it ended."""
@@ -785,7 +788,7 @@ class Game:
         for nxt in self._round[self.turn.actor]:
             if nxt.hidden:
                 break
-        self.turn = TurnState(actor=nxt.id)
+        self.turn = TurnState(nxt.id, None, None, None, None, [], [])  # positional: faster
         self.phase = _PH_TURN
         out.append(ev.TurnStarted(nxt.id, nxt.coins >= FORCED_COUP_COINS))
 
@@ -819,6 +822,21 @@ def _response_options() -> dict[tuple[Phase, Action, bool], tuple[Decision, ...]
 
 
 _RESPONSE_OPTIONS = _response_options()
+
+# A hand of one or two face-down cards, in any order -> the cards one may turn up.
+_LOSE_OPTIONS: dict[tuple[Character, ...], tuple[LoseCard, ...]] = {
+    hand: tuple(lose(c) for c in sorted_cards(list(set(hand))))
+    for size in (1, CARDS_PER_PLAYER)
+    for hand in product(Character, repeat=size)
+}
+
+
+@lru_cache(maxsize=4096)
+def _keep_options(pool: tuple[Character, ...], keep: int) -> tuple[KeepCards, ...]:
+    """Every distinct choice of `keep` cards from an exchange's pool, in canonical order."""
+    keeps = {sorted_cards(combo) for combo in combinations(pool, keep)}
+    return tuple(KeepCards(k) for k in sorted(keeps, key=_card_order))
+
 
 _HANDLERS: dict[type, tuple[DecisionKind, Callable[[Game, int, Any], list[ev.Event]]]] = {
     Pass: (_DK_RESPONSE, Game._apply_pass),
