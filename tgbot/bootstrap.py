@@ -98,7 +98,7 @@ class Runtime:
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
         sender = Sender(bot, store, config.group_messages_per_minute)
-        dispatcher = Dispatcher(service, bot, sender)
+        dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)
 
     async def publish_commands(self) -> None:

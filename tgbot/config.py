@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+DEFAULT_PERSON_UPDATES_PER_10S = 30
 
 
 class ConfigError(Exception):
@@ -44,6 +45,9 @@ class Config:
     deadlines: Deadlines = field(default_factory=Deadlines)
     group_messages_per_minute: int = 20  # Telegram's limit; tests raise it to save time
     ai_pause_ms: tuple[int, int] = (1500, 3500)  # how long an AI player "thinks"
+    # Updates one person may send in 10 s; more are answered briefly and dropped. Tests
+    # that press at machine speed raise it.
+    person_updates_per_10s: int = DEFAULT_PERSON_UPDATES_PER_10S
 
     def __repr__(self) -> str:
         redis = "set" if self.redis_url else None  # the token and secrets never get printed

@@ -11,10 +11,12 @@ from collections.abc import AsyncIterator
 import uvicorn
 from starlette.applications import Starlette
 from telegram import Update
+from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, TypeHandler
 
 from .bootstrap import Runtime, make_bot
 from .config import Config
+from .telegram.answers import CallbackAnswer
 from .telegram.webhook import build_webhook_app
 
 log = logging.getLogger(__name__)
@@ -26,8 +28,8 @@ def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
     """The ASGI app for webhook mode; the runtime lives as long as the app does."""
     holder: dict[str, Runtime] = {}
 
-    async def process(update: Update) -> None:
-        await holder["runtime"].dispatcher.process(update)
+    async def process(update: Update) -> CallbackAnswer | None:
+        return await holder["runtime"].dispatcher.process(update)
 
     async def healthy() -> bool:
         return await holder["runtime"].service.store.ping()
@@ -76,7 +78,13 @@ def run_polling(config: Config) -> None:
 
     async def handle(update: object, _: ContextTypes.DEFAULT_TYPE) -> None:
         if isinstance(update, Update):
-            await holder["runtime"].dispatcher.process(update)
+            runtime = holder["runtime"]
+            answer = await runtime.dispatcher.process(update)
+            if answer is not None:
+                try:
+                    await answer.send(runtime.bot)
+                except TelegramError as err:  # e.g. the press is too old to answer
+                    log.warning("callback answer refused: %s", err)
 
     async def post_init(_: Application) -> None:  # type: ignore[type-arg]
         runtime = await Runtime.create(config)

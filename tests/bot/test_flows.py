@@ -6,7 +6,7 @@ import asyncio
 import itertools
 
 from tests.telegram_sim.harness import TgUser, running_bot
-from tgbot.config import Deadlines
+from tgbot.config import DEFAULT_PERSON_UPDATES_PER_10S, Deadlines
 from tgbot.engine import DecisionKind
 
 from .play import GROUP, first_income_press, open_and_start, open_lobby, players
@@ -172,6 +172,28 @@ async def test_a_repeated_update_is_applied_once(redis_server_url: str) -> None:
         assert first.status_code == second.status_code == 200
         record = await h.record(game_id)
         assert record is not None and record.game().version == 1
+        # The repeat still stops the press's spinner, with an empty answer.
+        query_id = update["callback_query"]["id"]
+        assert second.json() == {"method": "answerCallbackQuery", "callback_query_id": query_id}
+
+
+async def test_presses_are_answered_in_the_webhook_response(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(2)
+        await open_and_start(h, users)
+        _, update = first_income_press(h, users)
+        response = await h.post(update)
+        assert response.json() == {
+            "method": "answerCallbackQuery",
+            "callback_query_id": update["callback_query"]["id"],
+            "text": h.tr("✔️ Done."),
+        }
+        answered = [c for c in h.sim.calls if c.method == "answerCallbackQuery"]
+        assert len(answered) == 3  # the second player joining, Start, and this press
+        assert all(c.via_webhook and c.status == 200 for c in answered)
+        # Commands get no method in the response: their replies are messages.
+        reply = await h.say(users[0], users[0].id, "/help")
+        assert reply.text == "ok"
 
 
 async def test_commands_from_someone_not_in_the_game(redis_server_url: str) -> None:
@@ -347,7 +369,7 @@ async def test_forum_topic_game_talks_in_its_topic(redis_server_url: str) -> Non
 
 
 async def test_flooding_one_person_is_throttled(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(redis_server_url, person_rate=DEFAULT_PERSON_UPDATES_PER_10S) as h:
         spammer = TgUser(31337, "Spam")
         for _ in range(40):
             await h.say(spammer, spammer.id, "/help")

@@ -53,6 +53,16 @@ async def test_polling_mode_plays_through_get_updates(redis_server_url: str) -> 
             await until(lambda: any(m.text.startswith("👋") for m in sim.messages(nika.id)))
             sim.pending_updates.append(updates.message(nika, -4001, "/newgame"))
             await until(lambda: any(m.buttons() for m in sim.messages(-4001)))
+            # A button press is answered by a request of the bot's own (no webhook response
+            # to carry the answer when polling).
+            lobby = next(m for m in sim.messages(-4001) if m.buttons())
+            join = next(b for b in lobby.buttons() if "callback_data" in b)
+            press = updates.press(nika, -4001, lobby.message_id, join["callback_data"])
+            sim.pending_updates.append(press)
+            query_id = press["callback_query"]["id"]
+            await until(lambda: query_id in sim.callback_answers)
+            answered = [c for c in sim.calls if c.method == "answerCallbackQuery"]
+            assert answered and not any(c.via_webhook for c in answered)
         finally:
             bot.send_signal(signal.SIGTERM)
             _, stderr = bot.communicate(timeout=30)

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from tests.bot.play import GROUP, first_income_press, open_and_start, play_to_end, players
-from tests.telegram_sim.harness import running_bot
+from tests.telegram_sim.harness import forward_webhook_reply, running_bot
 from tgbot.storage.embedded import EmbeddedRedis
 
 
@@ -33,6 +33,8 @@ async def test_concurrent_presses_on_one_window_apply_exactly_one(redis_server_u
             presses[-1] = (update["callback_query"]["id"], presses[-1])
         results = await asyncio.gather(*(p for _, p in presses))
         assert all(r.status_code == 200 for r in results)
+        for response in results:
+            forward_webhook_reply(h.sim, response)
         answers = [h.sim.callback_answers[cb]["text"] for cb, _ in presses]
         assert answers.count(h.tr("✔️ Done.")) == 1, answers
         assert answers.count(h.tr("This button is out of date.")) == len(others) - 1

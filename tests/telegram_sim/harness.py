@@ -112,6 +112,27 @@ class Updates:
             message["is_topic_message"] = True
         return {"update_id": self.next_id(), "message": message}
 
+    def press(
+        self, user: TgUser, chat_id: int, message_id: int, data: str, text: str = "?"
+    ) -> dict[str, Any]:
+        """An update for a button press on a message."""
+        update_id = self.next_id()
+        return {
+            "update_id": update_id,
+            "callback_query": {
+                "id": f"cb{update_id}",
+                "from": user.json(),
+                "chat_instance": "ci",
+                "data": data,
+                "message": {
+                    "message_id": message_id,
+                    "date": int(time.time()),
+                    "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
+                    "text": text,
+                },
+            },
+        }
+
 
 class Harness:
     """The bot under test, the simulated Telegram, and helpers to act as players."""
@@ -149,9 +170,11 @@ class Harness:
         return self.catalogs.get(lang).gettext(msgid)
 
     async def post(self, update: dict[str, Any], secret: str | None = SECRET) -> httpx.Response:
-        """Deliver an update to the webhook, as Telegram would."""
+        """Deliver an update to the webhook, as Telegram would (running a method it answers)."""
         headers = {} if secret is None else {"X-Telegram-Bot-Api-Secret-Token": secret}
-        return await self.http.post(self.url, json=update, headers=headers)
+        response = await self.http.post(self.url, json=update, headers=headers)
+        forward_webhook_reply(self.sim, response)
+        return response
 
     def message_update(
         self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
@@ -170,25 +193,9 @@ class Harness:
     def press_update(
         self, user: TgUser, chat_id: int, message_id: int, data: str
     ) -> dict[str, Any]:
-        """An update for a button press on a message."""
-        update_id = self.updates.next_id()
+        """An update for a button press on a message the simulated chat shows."""
         found = [m for m in self.sim.messages(chat_id) if m.message_id == message_id]
-        text = found[0].text if found else "?"
-        return {
-            "update_id": update_id,
-            "callback_query": {
-                "id": f"cb{update_id}",
-                "from": user.json(),
-                "chat_instance": "ci",
-                "data": data,
-                "message": {
-                    "message_id": message_id,
-                    "date": int(time.time()),
-                    "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
-                    "text": text,
-                },
-            },
-        }
+        return self.updates.press(user, chat_id, message_id, data, found[0].text if found else "?")
 
     async def press(self, user: TgUser, chat_id: int, message_id: int, data: str) -> dict[str, Any]:
         """Press a button; return the callback answer the bot gave."""
@@ -216,8 +223,22 @@ class Harness:
             await asyncio.sleep(0.02)
 
 
+def forward_webhook_reply(sim: TelegramSim, response: httpx.Response) -> None:
+    """Telegram runs the Bot API method a successful webhook response names."""
+    if response.status_code == 200 and response.headers.get("content-type", "").startswith(
+        "application/json"
+    ):
+        body = response.json()
+        if isinstance(body, dict) and "method" in body:
+            sim.webhook_reply(body)
+
+
 def config_for_tests(
-    redis_url: str, sim_port: int, deadlines: Deadlines | None = None, group_rate: int = 6000
+    redis_url: str,
+    sim_port: int,
+    deadlines: Deadlines | None = None,
+    group_rate: int = 6000,
+    person_rate: int = 100_000,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -231,6 +252,7 @@ def config_for_tests(
         deadlines=deadlines or Deadlines(),
         group_messages_per_minute=group_rate,
         ai_pause_ms=(30, 80),
+        person_updates_per_10s=person_rate,  # the tests press faster than any person
     )
 
 
@@ -241,13 +263,14 @@ async def running_bot(
     sim: TelegramSim | None = None,
     instances: int = 1,
     group_rate: int = 6000,
+    person_rate: int = 100_000,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
     sim_port = free_port()
     async with contextlib.AsyncExitStack() as stack:
         await stack.enter_async_context(serve(build_sim_app(sim), sim_port))
-        config = config_for_tests(redis_url, sim_port, deadlines, group_rate)
+        config = config_for_tests(redis_url, sim_port, deadlines, group_rate, person_rate)
         urls = []
         for _ in range(instances):
             port = free_port()

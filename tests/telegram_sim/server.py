@@ -54,6 +54,7 @@ class Call:
     params: dict[str, Any]
     at: float
     status: int
+    via_webhook: bool = False  # named in a webhook response body, not requested by the bot
 
 
 @dataclass
@@ -118,6 +119,12 @@ class TelegramSim:
     def text_of(self, chat_id: int) -> str:
         """All text a chat shows, joined."""
         return "\n".join(m.text for m in self.messages(chat_id))
+
+    def webhook_reply(self, body: dict[str, Any]) -> None:
+        """Run the method a webhook response names, as Telegram does (its result is dropped)."""
+        params = {k: v for k, v in body.items() if k != "method"}
+        status, _ = self.handle(str(body["method"]), params)
+        self.calls.append(Call(str(body["method"]), params, time.monotonic(), status, True))
 
     # ---- the API ------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from telegram.error import BadRequest, Forbidden
 from ..rendering import ui
 from ..service.game_service import Duplicate, GameService
 from ..service.results import Person, Reply, UserError
+from .answers import CallbackAnswer
 from .keyboards import markup
 from .sender import Sender
 
@@ -20,7 +21,6 @@ log = logging.getLogger(__name__)
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 THROTTLE_WINDOW_S = 10
-THROTTLE_LIMIT = 30  # updates per person per window; more are answered briefly and dropped
 
 
 def person_of(user: User) -> Person:
@@ -31,8 +31,11 @@ def person_of(user: User) -> Person:
 class Dispatcher:
     """Routes every kind of update the bot cares about; the same for webhook and polling."""
 
-    def __init__(self, service: GameService, bot: Bot, sender: Sender) -> None:
+    def __init__(
+        self, service: GameService, bot: Bot, sender: Sender, throttle_limit: int = 30
+    ) -> None:
         self.service = service
+        self.throttle_limit = throttle_limit  # updates per person per THROTTLE_WINDOW_S
         self.bot = bot
         self.sender = sender
         self.store = service.store
@@ -56,54 +59,56 @@ class Dispatcher:
         while self._deliveries:
             await asyncio.gather(*list(self._deliveries), return_exceptions=True)
 
-    async def process(self, update: Update) -> None:
-        """Handle one update; errors from storage propagate (the webhook answers 5xx)."""
+    async def process(self, update: Update) -> CallbackAnswer | None:
+        """Handle one update; return the answer a button press gets, if it was one.
+
+        Errors from storage propagate (the webhook answers 5xx and Telegram retries).
+        """
+        query = update.callback_query
         if await self.store.seen_update(update.update_id):
             log.info("update %s seen before: ignored", update.update_id)
-            return
+            return CallbackAnswer(query.id) if query else None
         try:
-            await self._route(update)
+            answer = await self._route(update)
         except Duplicate:
             log.info("update %s was applied before: ignored", update.update_id)
-            return
+            return CallbackAnswer(query.id) if query else None
         chat = update.effective_chat
         log.info("update %s handled (chat %s)", update.update_id, chat.id if chat else None)
         await self.store.redis.set(self.store.keys.update(update.update_id), "1", ex=3 * 24 * 3600)
+        return answer
 
-    async def _route(self, update: Update) -> None:
+    async def _route(self, update: Update) -> CallbackAnswer | None:
         if update.callback_query is not None:
-            await self._callback(update.callback_query, update.update_id)
-        elif update.my_chat_member is not None:
+            return await self._callback(update.callback_query, update.update_id)
+        if update.my_chat_member is not None:
             member = update.my_chat_member
             if member.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
                 await self.service.chat_closed(member.chat.id)
         elif update.message is not None:
             await self._message(update.message, update.update_id)
+        return None
 
     async def _throttled(self, user_id: int) -> bool:
-        return await self.store.hit(user_id, THROTTLE_WINDOW_S) > THROTTLE_LIMIT
+        return await self.store.hit(user_id, THROTTLE_WINDOW_S) > self.throttle_limit
 
     # ---- buttons -------------------------------------------------------------------
 
-    async def _callback(self, query: CallbackQuery, update_id: int) -> None:
+    async def _callback(self, query: CallbackQuery, update_id: int) -> CallbackAnswer:
         person = person_of(query.from_user)
         if await self._throttled(person.id):
             t = await self.service.translator_for(person)
-            await query.answer(t.gettext("Too fast: wait a moment."))
-            return
+            return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
         data = query.data or ""
         if data.startswith("lang."):
-            text = await self._language_chosen(person, data[5:])
-            await query.answer(text)
-            return
+            return CallbackAnswer(query.id, await self._language_chosen(person, data[5:]))
         if data.startswith("cfg."):
-            await self._setting_pressed(query, person, data[4:])
-            return
+            return await self._setting_pressed(query, person, data[4:])
         chat_id = query.message.chat.id if query.message else None
         result = await self.service.press(
             person, data, update_id, is_admin=self._admin_check(chat_id, person.id)
         )
-        await query.answer(result.text or None, show_alert=result.alert, url=result.url)
+        answer = CallbackAnswer(query.id, result.text or None, result.alert, result.url)
         if result.edit is not None and query.message is not None:
             try:
                 await query.edit_message_text(
@@ -112,6 +117,7 @@ class Dispatcher:
             except BadRequest as err:
                 if "not modified" not in err.message.lower():
                     raise
+        return answer
 
     def _admin_check(self, chat_id: int | None, user_id: int) -> Callable[[], Awaitable[bool]]:
         async def check() -> bool:
@@ -131,17 +137,17 @@ class Dispatcher:
         except UserError as err:
             return err.text
 
-    async def _setting_pressed(self, query: CallbackQuery, person: Person, key: str) -> None:
+    async def _setting_pressed(
+        self, query: CallbackQuery, person: Person, key: str
+    ) -> CallbackAnswer:
         message = query.message
         t = await self.service.translator_for(person)
         if message is None or message.chat.type not in GROUP_TYPES or key not in ui.SETTING_CHOICES:
-            await query.answer(t.gettext("This button is not valid."), show_alert=True)
-            return
+            return CallbackAnswer(query.id, t.gettext("This button is not valid."), True)
         if not await self._admin_check(message.chat.id, person.id)():
-            await query.answer(
-                t.gettext("Only group admins can change the settings."), show_alert=True
+            return CallbackAnswer(
+                query.id, t.gettext("Only group admins can change the settings."), True
             )
-            return
         current = await self._settings(message.chat.id)
         await self.store.set_chat_settings(
             message.chat.id, **{key: ui.next_setting(key, current[key])}
@@ -149,8 +155,8 @@ class Dispatcher:
         current = await self._settings(message.chat.id)
         group_t = self.service.catalogs.get(current["lang"])
         screen = ui.settings_screen(group_t, current)
-        await query.answer()
         await query.edit_message_text(screen.text, reply_markup=markup(screen.keyboard))
+        return CallbackAnswer(query.id)
 
     async def _settings(self, chat_id: int) -> dict[str, str]:
         stored = await self.store.chat_settings(chat_id)
