@@ -74,6 +74,11 @@ async def run(games: int, group_rate: int) -> None:
             print(f"games: {games} (6 players), turns: {turns}")
             print(f"Bot API calls: {len(game_calls)} {dict(by_method)}")
             print(f"calls per turn: {len(game_calls) / turns:.2f} (target: at most 3)")
+            requests = [c for c in game_calls if not c.via_webhook]
+            print(
+                f"  of which requests the bot made: {len(requests) / turns:.2f} per turn "
+                f"(the rest rode in webhook responses: {len(game_calls) - len(requests)})"
+            )
             print(f"calls per game: {len(game_calls) / games:.0f}")
             print(f"most group messages in any 60 s: {worst} (target: at most 20)")
             print(f"429 answers: {too_many}")

@@ -5,7 +5,7 @@ a bare handler that only answers the callback, and this load generator. The gene
 plays many games at once: it reads each game's state from Redis, picks the next player's
 decision, and posts the button press that player would send, timing each request until its
 response. Then it sends the same number of workers' presses to the bare handler.
-Run: `python bench/webhook.py [--games 40] [--seconds 20]`.
+Run: `python bench/webhook.py [--games 40] [--seconds 20] [--messages-per-second 30]`.
 """
 
 from __future__ import annotations
@@ -162,6 +162,12 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=40, help="games played at once")
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument(
+        "--messages-per-second",
+        type=int,
+        default=30,
+        help="the bot's overall sending pace: Telegram's 30, or higher to see the stack alone",
+    )
     args = parser.parse_args()
     print(f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}")
     sim_port, bot_port, bare_port = free_port(), free_port(), free_port()
@@ -174,6 +180,7 @@ async def main() -> None:
             "TELEGRAM_API_URL": f"http://127.0.0.1:{sim_port}/bot",
             "REDIS_KEY_PREFIX": prefix,
             "PTB_TIMEDELTA": "1",
+            "MESSAGES_PER_SECOND": str(args.messages_per_second),
         }
         processes = [
             spawn(["bench/sim_server.py", str(sim_port)], env),

@@ -57,7 +57,9 @@ def make_bot(config: Config, max_retries: int = 5) -> ExtBot[None]:
         # A plain ExtBot gets a pool of one connection: every call would wait for the last.
         request=HTTPXRequest(connection_pool_size=64, pool_timeout=10.0),
         rate_limiter=AIORateLimiter(
-            group_max_rate=config.group_messages_per_minute, max_retries=max_retries
+            overall_max_rate=config.messages_per_second,
+            group_max_rate=config.group_messages_per_minute,
+            max_retries=max_retries,
         ),
     )
 

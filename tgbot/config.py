@@ -44,6 +44,7 @@ class Config:
     key_prefix: str = "coup"
     deadlines: Deadlines = field(default_factory=Deadlines)
     group_messages_per_minute: int = 20  # Telegram's limit; tests raise it to save time
+    messages_per_second: int = 30  # Telegram's overall limit (paid broadcasts allow 1000)
     ai_pause_ms: tuple[int, int] = (1500, 3500)  # how long an AI player "thinks"
     # Updates one person may send in 10 s; more are answered briefly and dropped. Tests
     # that press at machine speed raise it.
@@ -128,4 +129,5 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         locales_dir=Path(env.get("LOCALES_DIR", str(DEFAULT_LOCALES))),
         key_prefix=env.get("REDIS_KEY_PREFIX", "coup"),
         deadlines=deadlines,
+        messages_per_second=_int(env, "MESSAGES_PER_SECOND", 30, 1, 1000),
     )

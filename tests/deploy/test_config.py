@@ -38,6 +38,7 @@ def run_bot(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[
         ({"BOT_TOKEN": TOKEN, "TURN_SECONDS": "1"}, "TURN_SECONDS"),
         ({"BOT_TOKEN": TOKEN, "REDIS_URL": "localhost:6379"}, "REDIS_URL"),
         ({"BOT_TOKEN": TOKEN, "LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+        ({"BOT_TOKEN": TOKEN, "MESSAGES_PER_SECOND": "5000"}, "MESSAGES_PER_SECOND"),
     ],
 )
 def test_bad_configuration_stops_with_one_line(
@@ -54,9 +55,10 @@ def test_bad_configuration_stops_with_one_line(
 def test_dotenv_is_read_and_environment_wins(tmp_path: Path) -> None:
     dotenv = tmp_path / ".env"
     dotenv.write_text(f"BOT_TOKEN={TOKEN}\nTURN_SECONDS=120\n# comment\nPORT=9000\n")
-    config = load_config({"PORT": "9100"}, dotenv)
+    config = load_config({"PORT": "9100", "MESSAGES_PER_SECOND": "1000"}, dotenv)
     assert config.bot_token == TOKEN
     assert config.deadlines.turn == 120 and config.listen_port == 9100
+    assert config.messages_per_second == 1000
     assert "SECRET" not in repr(config)
 
 
