@@ -8,6 +8,7 @@ import itertools
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import DEFAULT_PERSON_UPDATES_PER_10S, Deadlines
 from tgbot.engine import DecisionKind
+from tgbot.rendering.ui import seconds_text
 
 from .play import GROUP, first_income_press, open_and_start, open_lobby, players
 
@@ -270,6 +271,30 @@ async def test_language_choices_take_effect(redis_server_url: str) -> None:
         b_sent = [c.params["text"] for c in h.sim.calls_to(b.id, "sendMessage")]
         assert any(text.startswith("🂠 Your cards") for text in a_sent)
         assert any(text.startswith("🂠 შენი ბარათები") for text in b_sent)
+
+
+async def test_admins_set_every_deadline_for_new_games(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        a, b = players(2)
+        h.sim.admins.add((GROUP, a.id))
+        await h.say(a, GROUP, "/settings")
+        ka = h.catalogs.get("ka")
+        assert h.sim.last(GROUP).button("🔻")["text"] == h.tr("🔻 Card to turn up: {value}").format(
+            value=seconds_text(ka, 45)
+        )
+        await h.press_text(a, GROUP, "🔻")  # 45 -> 90 s
+        await h.press_text(a, GROUP, "🔄")  # 60 -> 120 s
+        await h.press_text(a, GROUP, "🔄")  # 120 -> 30 s
+        shown = h.sim.last(GROUP).button("🔄")["text"]
+        assert shown == h.tr("🔄 Exchange: {value}").format(value=seconds_text(ka, 30))
+        # Someone who is not an admin cannot change them.
+        answer = await h.press_text(b, GROUP, "🔻")
+        assert answer["text"] == h.tr("Only group admins can change the settings.")
+        game_id = await open_and_start(h, [a, b])
+        record = await h.record(game_id)
+        assert record is not None
+        assert (record.timing.lose_card, record.timing.exchange) == (90, 30)
+        assert record.timing.turn == 90  # untouched settings keep their defaults
 
 
 async def test_blocked_player_is_reported_and_times_out(redis_server_url: str) -> None:

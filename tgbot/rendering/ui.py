@@ -377,6 +377,8 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     "lang": ("ka", "en"),
     "turn": ("30", "60", "90", "180", "300"),
     "response": ("15", "30", "60", "120"),
+    "lose_card": ("20", "45", "90"),
+    "exchange": ("30", "60", "120"),
     "lobby": ("60", "120", "300"),
     "afk_limit": ("1", "2", "3"),
 }
@@ -398,6 +400,12 @@ def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
         "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, int(current["turn"]))),
         "response": t.gettext("⏳ Answers: {value}").format(
             value=seconds_text(t, int(current["response"]))
+        ),
+        "lose_card": t.gettext("🔻 Card to turn up: {value}").format(
+            value=seconds_text(t, int(current["lose_card"]))
+        ),
+        "exchange": t.gettext("🔄 Exchange: {value}").format(
+            value=seconds_text(t, int(current["exchange"]))
         ),
         "lobby": t.gettext("🎲 Lobby: {value}").format(
             value=seconds_text(t, int(current["lobby"]))

@@ -165,6 +165,8 @@ class Dispatcher:
             "lang": await self.service.group_language(chat_id),
             "turn": stored.get("turn", str(d.turn)),
             "response": stored.get("response", str(d.response)),
+            "lose_card": stored.get("lose_card", str(d.lose_card)),
+            "exchange": stored.get("exchange", str(d.exchange)),
             "lobby": stored.get("lobby", str(d.lobby)),
             "afk_limit": stored.get("afk_limit", str(d.afk_limit)),
         }
