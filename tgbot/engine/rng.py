@@ -70,6 +70,8 @@ class GameRandom(random.Random):
         that multiple are rejected) and costs one generator step instead of one per item.
         """
         n = len(x)
+        if n < 2:
+            return
         if n > _MAX_ONE_DRAW:
             super().shuffle(x)
             return
