@@ -10,6 +10,7 @@ from telegram import Bot, CallbackQuery, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, Forbidden
 
+from ..config import DEFAULT_PERSON_UPDATES_PER_10S
 from ..rendering import ui
 from ..service.game_service import Duplicate, GameService
 from ..service.results import Person, Reply, UserError
@@ -32,7 +33,11 @@ class Dispatcher:
     """Routes every kind of update the bot cares about; the same for webhook and polling."""
 
     def __init__(
-        self, service: GameService, bot: Bot, sender: Sender, throttle_limit: int = 30
+        self,
+        service: GameService,
+        bot: Bot,
+        sender: Sender,
+        throttle_limit: int = DEFAULT_PERSON_UPDATES_PER_10S,
     ) -> None:
         self.service = service
         self.throttle_limit = throttle_limit  # updates per person per THROTTLE_WINDOW_S
