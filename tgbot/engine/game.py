@@ -197,7 +197,7 @@ class Game:
         self.afk_limit = afk_limit
         self.winner = winner
         self._someone_out = False  # set by an elimination, read once by _advance
-        # Derived from the state above; kept current by _commit() after every change.
+        # Derived from the state above; kept current after every change (see _settle).
         self._awaiting = self._compute_awaiting()
 
     # ---- setup ---------------------------------------------------------------------
@@ -323,17 +323,21 @@ class Game:
             return _new_awaiting((_DK_EXCHANGE, (self.turn.actor,), None))
         return _new_awaiting((_DK_RESPONSE, tuple(self.turn.waiting), _WINDOWS[phase]))
 
-    def _commit(self) -> None:
-        """Close a change: bump the version and note who is awaited next."""
+    def _settle(self, out: list[ev.Event]) -> list[ev.Event]:
+        """Run the turn forward, then close the change: bump the version and note who is
+        awaited next. Returns `out`, the change's events."""
+        self._advance(out)
         self.version += 1
         self._awaiting = self._compute_awaiting()
+        return out
 
-    def _commit_response_window(self) -> None:
-        """_commit() for a change that left the same response window open to others."""
+    def _window_stays_open(self, out: list[ev.Event]) -> list[ev.Event]:
+        """_settle() for a change that left the same response window open to others."""
         self.version += 1
         self._awaiting = _new_awaiting(
             (_DK_RESPONSE, tuple(self.turn.waiting), _WINDOWS[self.phase])
         )
+        return out
 
     def legal_decisions(self, player_id: int) -> list[Decision]:
         """Every decision `player_id` may take now (empty when it is not theirs to take)."""
@@ -416,11 +420,8 @@ class Game:
         waiting.remove(player_id)
         out: list[ev.Event] = [ev.ResponsePassed(player_id)]
         if waiting:  # others may still answer: nothing else moves
-            self._commit_response_window()
-        else:
-            self._advance(out)
-            self._commit()
-        return out
+            return self._window_stays_open(out)
+        return self._settle(out)
 
     def _apply_challenge(self, player_id: int, decision: Challenge) -> list[ev.Event]:
         phase = self.phase
@@ -430,9 +431,7 @@ class Game:
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
         out: list[ev.Event] = []
         self._challenge(player_id, out)
-        self._advance(out)
-        self._commit()
-        return out
+        return self._settle(out)
 
     def _apply_block(self, player_id: int, decision: Block) -> list[ev.Event]:
         turn = self.turn
@@ -446,11 +445,8 @@ class Game:
         out: list[ev.Event] = []
         self._block(player_id, decision.character, out)
         if turn.waiting:  # the blocker and the actor are alive: the window stays open
-            self._commit_response_window()
-        else:
-            self._advance(out)
-            self._commit()
-        return out
+            return self._window_stays_open(out)
+        return self._settle(out)
 
     def _apply_take(self, player_id: int, decision: TakeAction) -> list[ev.Event]:
         me = self._by_id[player_id]
@@ -459,11 +455,8 @@ class Game:
         out: list[ev.Event] = []
         self._declare(decision, out)
         if self.phase is _PH_ACTION_WINDOW and self.turn.waiting:
-            self._commit_response_window()
-        else:
-            self._advance(out)
-            self._commit()
-        return out
+            return self._window_stays_open(out)
+        return self._settle(out)
 
     def _apply_lose(self, player_id: int, decision: LoseCard) -> list[ev.Event]:
         me = self._by_id[player_id]
@@ -472,17 +465,13 @@ class Game:
         out: list[ev.Event] = []
         self.losses.pop(0)
         self._lose(me, decision.character, out)
-        self._advance(out)
-        self._commit()
-        return out
+        return self._settle(out)
 
     def _apply_keep(self, player_id: int, decision: KeepCards) -> list[ev.Event]:
         self._validate_keep(self._by_id[player_id], decision.cards)
         out: list[ev.Event] = []
         self._finish_exchange(list(decision.cards), out)
-        self._advance(out)
-        self._commit()
-        return out
+        return self._settle(out)
 
     def apply_timeout(self, expected_version: int | None = None) -> list[ev.Event]:
         """Apply the RULES.md timeout default for whoever is awaited now."""
@@ -512,9 +501,7 @@ class Game:
             self._finish_exchange(list(me.hidden), out)
         else:
             raise IllegalDecision(Reason.GAME_OVER, "the game is over")
-        self._advance(out)
-        self._commit()
-        return out
+        return self._settle(out)
 
     def leave(self, player_id: int, expected_version: int | None = None) -> list[ev.Event]:
         """Take a living player out of the game: all their cards turn face up."""
@@ -524,9 +511,7 @@ class Game:
             raise IllegalDecision(Reason.NOT_ALIVE, f"{player_id} is already out")
         out: list[ev.Event] = []
         self._remove(me, afk=False, out=out)
-        self._advance(out)
-        self._commit()
-        return out
+        return self._settle(out)
 
     def _check_version(self, expected: int | None) -> None:
         if self.phase is _PH_OVER:
