@@ -169,11 +169,14 @@ class Harness:
         """What the bot says for `msgid` in a language."""
         return self.catalogs.get(lang).gettext(msgid)
 
-    async def post(self, update: dict[str, Any], secret: str | None = SECRET) -> httpx.Response:
-        """Deliver an update to the webhook, as Telegram would (running a method it answers)."""
+    async def post(
+        self, update: dict[str, Any], secret: str | None = SECRET, url: str | None = None
+    ) -> httpx.Response:
+        """Deliver an update to the webhook (or to `url`), as Telegram would, running the
+        method the response names."""
         headers = {} if secret is None else {"X-Telegram-Bot-Api-Secret-Token": secret}
-        response = await self.http.post(self.url, json=update, headers=headers)
-        forward_webhook_reply(self.sim, response)
+        response = await self.http.post(url or self.url, json=update, headers=headers)
+        _forward_webhook_reply(self.sim, response)
         return response
 
     def message_update(
@@ -223,7 +226,7 @@ class Harness:
             await asyncio.sleep(0.02)
 
 
-def forward_webhook_reply(sim: TelegramSim, response: httpx.Response) -> None:
+def _forward_webhook_reply(sim: TelegramSim, response: httpx.Response) -> None:
     """Telegram runs the Bot API method a successful webhook response names."""
     if response.status_code == 200 and response.headers.get("content-type", "").startswith(
         "application/json"
