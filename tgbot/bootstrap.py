@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 
@@ -18,6 +17,7 @@ from .service.game_service import GameService
 from .storage.embedded import EmbeddedRedis
 from .storage.keys import Keys
 from .storage.store import Store
+from .tasks import settle, sleep_unless
 from .telegram.handlers import Dispatcher
 from .telegram.sender import Sender
 
@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.25
 SWEEP_EVERY = 4  # polls between sweeps of undelivered outboxes
 SHUTDOWN_DRAIN_S = 10
+STOP_WAIT_S = 5
 
 GROUP_COMMANDS = [
     ("newgame", N_("open a game of Coup")),
@@ -76,6 +77,7 @@ class Runtime:
     dispatcher: Dispatcher
     embedded: EmbeddedRedis | None = None
     _loop_task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _stopping: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     @classmethod
     async def create(cls, config: Config) -> Runtime:
@@ -124,28 +126,24 @@ class Runtime:
 
     async def _background(self) -> None:
         polls = 0
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.service.claim_and_fire()
                 if polls % SWEEP_EVERY == 0:
                     await self.sender.flush_pending()
-            except asyncio.CancelledError:
-                raise
             except Exception:
                 log.exception("background step failed; retrying")
             polls += 1
-            await asyncio.sleep(POLL_SECONDS)
+            await sleep_unless(self._stopping, POLL_SECONDS)
 
     async def close(self) -> None:
         """Stop cleanly: finish deliveries in flight, then close connections."""
+        self._stopping.set()
         if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop_task
+            await settle([self._loop_task], STOP_WAIT_S)
         # Deliveries still running stay queued in Redis if cut short: another process (or
         # this one after a restart) sends them, so shutdown need not wait long for them.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.dispatcher.drain(), timeout=SHUTDOWN_DRAIN_S)
+        await self.dispatcher.drain(SHUTDOWN_DRAIN_S)
         await self.bot.shutdown()
         await self.redis.aclose()
         if self.embedded is not None:

@@ -14,6 +14,7 @@ from ..config import DEFAULT_PERSON_UPDATES_PER_10S
 from ..rendering import ui
 from ..service.game_service import Duplicate, GameService
 from ..service.results import Person, Reply, UserError
+from ..tasks import settle
 from .answers import CallbackAnswer
 from .keyboards import markup
 from .sender import Sender
@@ -59,10 +60,9 @@ class Dispatcher:
         except Exception:  # the sweeper retries what stays queued
             log.exception("delivery of game %s failed; it stays queued", game_id)
 
-    async def drain(self) -> None:
-        """Wait for deliveries in flight (for a clean shutdown)."""
-        while self._deliveries:
-            await asyncio.gather(*list(self._deliveries), return_exceptions=True)
+    async def drain(self, timeout: float) -> None:
+        """Let deliveries in flight finish (for a clean shutdown), waiting `timeout` s at most."""
+        await settle(list(self._deliveries), timeout)
 
     async def process(self, update: Update) -> CallbackAnswer | None:
         """Handle one update; return the answer a button press gets, if it was one.

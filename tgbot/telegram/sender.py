@@ -13,6 +13,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
 
 from ..storage.store import Store
+from ..tasks import settle, sleep_unless
 from .keyboards import markup
 
 log = logging.getLogger(__name__)
@@ -92,11 +93,13 @@ class Sender:
                 return
             # The lock is short and kept alive while we work, so a process killed mid-way
             # holds up its game's messages for LOCK_MS at most.
-            keeper = asyncio.create_task(self._keep(lock, token))
+            done = asyncio.Event()
+            keeper = asyncio.create_task(self._keep(lock, token, done))
             try:
                 progressed = await self._drain(game_id)
             finally:
-                keeper.cancel()
+                done.set()  # not keeper.cancel(): see tgbot/tasks.py
+                await settle([keeper], LOCK_MS / 1000)
                 await self.store.unlock(lock, token)
             if await self.store.outbox_head(game_id) is None:
                 await self.store.outbox_done(game_id)
@@ -104,10 +107,11 @@ class Sender:
             if not progressed:
                 return  # only group messages waiting for their minute: the sweeper retries
 
-    async def _keep(self, lock: str, token: str) -> None:
-        while True:
-            await asyncio.sleep(LOCK_MS / 3000)
-            await self.store.extend(lock, token, LOCK_MS)
+    async def _keep(self, lock: str, token: str, done: asyncio.Event) -> None:
+        while not done.is_set():
+            await sleep_unless(done, LOCK_MS / 3000)
+            if not done.is_set() and not await self.store.extend(lock, token, LOCK_MS):
+                return  # lost the lock: whoever holds it now delivers
 
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
