@@ -40,29 +40,46 @@ async def open_and_start(
     return game_id
 
 
-async def press_random(h: Harness, users: list[TgUser], rng: random.Random) -> bool:
-    """Press one random live button of one random player; False if none is live."""
+async def press_random(h: Harness, users: list[TgUser], rng: random.Random) -> str | None:
+    """Press one random live button of one random player; return the answer's text, or None
+    if no button is live."""
     live = [(u, m) for u in users for m in h.sim.with_buttons(u.id)]
     if not live:
-        return False
+        return None
     user, message = rng.choice(live)
     button = rng.choice(message.buttons())
-    await h.press(user, user.id, message.message_id, button["callback_data"])
-    return True
+    answer = await h.press(user, user.id, message.message_id, button["callback_data"])
+    return str(answer.get("text", ""))
 
 
 async def play_to_end(
-    h: Harness, users: list[TgUser], rng: random.Random, group: int = GROUP
+    h: Harness,
+    users: list[TgUser],
+    rng: random.Random,
+    group: int = GROUP,
+    only_humans: bool = True,
 ) -> int:
-    """Press buttons until the group reads the winner; return how many presses it took."""
+    """Press buttons until the group reads the winner; return how many presses it took.
+
+    Each press waits until the bot has delivered the last step's messages, as a person
+    reads before they tap. Then no button left on screen may be out of date, unless an
+    AI player (`only_humans=False`) moved in between.
+    """
+    record = await h.record_of_chat(group)
+    assert record is not None, "no game in the group"
+    out_of_date = h.tr("This button is out of date.", record.lang)
     presses = 0
-    for _ in range(5000):
+    for _ in range(2000):
+        await h.delivered(record.id)
         if "🏆" in h.sim.text_of(group):
             return presses
-        if await press_random(h, users, rng):
-            presses += 1
-        else:
+        answer = await press_random(h, users, rng)
+        if answer is None:
             await asyncio.sleep(0.02)
+            continue
+        presses += 1
+        if only_humans:
+            assert answer != out_of_date, "a button stayed live after its question closed"
     raise AssertionError("the game did not end")
 
 

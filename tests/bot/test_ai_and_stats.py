@@ -23,7 +23,7 @@ async def test_creator_adds_ai_players_and_the_game_plays_out(redis_server_url: 
         assert record is not None and [s.ai for s in record.players] == [False, False, True, True]
         assert all(s.name.startswith("🤖") for s in record.players if s.ai)
         await h.press_text(creator, GROUP, h.tr("▶️ Start"))
-        await play_to_end(h, [creator, other], random.Random(8))
+        await play_to_end(h, [creator, other], random.Random(8), only_humans=False)
         record = await h.record(game_id)
         assert record is not None and record.status == "over"
         game = record.game()

@@ -217,6 +217,15 @@ class Harness:
                     )
         raise AssertionError(f"no button {text_part!r} in chat {chat_id}")
 
+    async def delivered(self, game_id: str, timeout: float = 10.0) -> None:
+        """Wait until the bot has delivered every message the game's steps queued."""
+        outbox = self.store.keys.outbox(game_id)
+        deadline = time.monotonic() + timeout
+        while await self.store.redis.llen(outbox):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"game {game_id} still has undelivered messages")
+            await asyncio.sleep(0.01)
+
     async def until(self, check: Callable[[], bool], timeout: float = 10.0) -> None:
         """Wait until `check()` holds (deliveries run in the background)."""
         deadline = time.monotonic() + timeout
