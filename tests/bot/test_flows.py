@@ -404,3 +404,27 @@ async def test_flooding_one_person_is_throttled(redis_server_url: str) -> None:
         await h.say(calm, calm.id, "/help")
         assert len(h.sim.calls_to(calm.id, "sendMessage")) == 1
         await asyncio.sleep(0)
+
+
+async def test_a_chat_telegram_cannot_reach_holds_back_only_its_own_messages(
+    redis_server_url: str,
+) -> None:
+    # Telegram answers 502 for the group a few times: the players' messages of the same step
+    # go out once each, and the group's follow when Telegram recovers.
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        await open_and_start(h, users)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        before = {u.id: len(h.sim.calls_to(u.id, "sendMessage")) for u in users}
+        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=GROUP, times=3)
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        record = await h.record_of_chat(GROUP)
+        assert record is not None
+        await h.delivered(record.id)
+        nxt = next(u for u in users if h.sim.with_buttons(u.id))
+        assert nxt != actor
+        sent = {u.id: len(h.sim.calls_to(u.id, "sendMessage")) - before[u.id] for u in users}
+        assert sent[nxt.id] == 1, sent  # its turn prompt, once
+        assert len(h.sim.with_buttons(nxt.id)) == 1
+        failed = [c for c in h.sim.calls_to(GROUP, "sendMessage") if c.status == 502]
+        assert len(failed) == 3

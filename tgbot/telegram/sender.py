@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from telegram import Bot
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
 from ..storage.store import Store
 from ..tasks import settle, sleep_unless
@@ -118,8 +118,10 @@ class Sender:
         for game_id in await self.store.pending_games():
             try:
                 await self.flush(game_id)
-            except (NetworkError, TimedOut) as err:
+            except NetworkError as err:  # TimedOut and BadRequest are NetworkErrors too
                 log.warning("outbox of game %s not delivered yet: %s", game_id, err)
+            except Exception:  # one game's failure must not stop the sweep of the others
+                log.exception("outbox of game %s not delivered yet", game_id)
 
     async def _drain(self, game_id: str) -> bool:
         """Deliver the queued messages, one lane per chat, the lanes side by side.
@@ -138,24 +140,33 @@ class Sender:
             done = await asyncio.gather(
                 *(self._deliver_lane(game_id, merge_sends(lane), refs) for lane in lanes.values())
             )
-            delivered = [raw for lane_done in done for raw in lane_done]
+            delivered = [raw for lane_done, _ in done for raw in lane_done]
+            if delivered:
+                await self.store.outbox_remove(game_id, delivered)
+                progressed = True
+            # What the other lanes delivered is recorded first, so that a retry repeats
+            # nothing; the failure then ends this flush and the sweeper tries again later.
+            failure = next((err for _, err in done if err is not None), None)
+            if failure is not None:
+                raise failure
             if not delivered:
                 return progressed
-            await self.store.outbox_remove(game_id, delivered)
-            progressed = True
         return progressed
 
     async def _deliver_lane(
         self, game_id: str, lane: list[dict[str, Any]], refs: dict[str, int]
-    ) -> list[bytes]:
+    ) -> tuple[list[bytes], Exception | None]:
+        """Deliver one chat's messages in order; stop at the first that must wait or fails."""
         delivered: list[bytes] = []
         for op in lane:
             try:
                 await self._deliver(game_id, op, refs)
             except _Deferred:
                 break
+            except Exception as err:  # handed back: raised once every lane is in
+                return delivered, err
             delivered += op["_raws"]
-        return delivered
+        return delivered, None
 
     async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         for _ in range(MAX_RETRY_AFTER_WAITS):
