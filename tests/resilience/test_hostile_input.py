@@ -29,6 +29,20 @@ async def test_malformed_and_oversized_bodies_are_refused(redis_server_url: str)
         assert [c.method for c in h.sim.calls if c.method == "sendMessage"] == []
 
 
+async def test_an_update_telegram_sent_but_we_cannot_read_is_dropped(
+    redis_server_url: str,
+) -> None:
+    # With the right secret it came from Telegram: refusing it would only bring it back.
+    async with running_bot(redis_server_url) as h:
+        unreadable = {"update_id": 77, "message": {"message_id": 1, "chat": "not a chat"}}
+        response = await h.post(unreadable)
+        assert response.status_code == 200
+        assert [c for c in h.sim.calls if c.method == "sendMessage"] == []
+        user = TgUser(7, "Nino")
+        assert (await h.post(h.message_update(user, user.id, "/start"))).status_code == 200
+        await h.until(lambda: bool(h.sim.messages(user.id)))
+
+
 async def test_health_endpoint_answers(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         response = await h.http.get(h.url.replace("/telegram", "/healthz"))

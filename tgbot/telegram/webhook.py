@@ -53,10 +53,16 @@ def build_webhook_app(
             data = json.loads(body)
             if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
                 raise ValueError("not an update")
-            update = Update.de_json(data, bot)
-        except (ValueError, TypeError, KeyError) as err:
+        except ValueError as err:
             log.warning("malformed update refused: %s", err)
             return PlainTextResponse("bad request", status_code=400)
+        try:
+            update = Update.de_json(data, bot)
+        except (ValueError, TypeError, KeyError) as err:
+            # The secret matched, so Telegram sent it: an error answer would only make
+            # Telegram send it again and again. Drop it, loudly.
+            log.error("update %s could not be read, dropped: %r", data["update_id"], err)
+            return PlainTextResponse("ignored")
         try:
             answer = await process(update)
         except (RedisError, Conflict, OSError) as err:
