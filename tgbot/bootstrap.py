@@ -16,7 +16,7 @@ from .rendering.i18n import DEFAULT_LANGUAGE, N_, Catalogs
 from .service.game_service import GameService
 from .storage.embedded import EmbeddedRedis
 from .storage.keys import Keys
-from .storage.store import Store
+from .storage.store import Store, connect
 from .tasks import settle, sleep_unless
 from .telegram.handlers import Dispatcher
 from .telegram.sender import Sender
@@ -88,7 +88,7 @@ class Runtime:
             embedded = EmbeddedRedis(config.data_dir / "redis")
             redis_url = await asyncio.to_thread(embedded.start)
             log.info("started a private Redis in %s", embedded.folder)
-        redis = Redis.from_url(redis_url)
+        redis = connect(redis_url)
         bot = make_bot(config)
         try:
             await bot.initialize()
@@ -101,7 +101,7 @@ class Runtime:
         catalogs = Catalogs(config.locales_dir)
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
-        sender = Sender(bot, store, config.group_messages_per_minute)
+        sender = Sender(bot, store, config.group_messages_per_minute, config.messages_per_second)
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import WatchError
 
 from .keys import Keys
@@ -53,6 +53,8 @@ return tonumber(oldest[2]) + window - now + 1
 """
 
 MAX_CAS_ATTEMPTS = 60
+REDIS_CONNECTIONS = 100  # per process
+REDIS_POOL_WAIT_S = 10.0
 FINISHED_GAME_TTL = 24 * 3600
 
 
@@ -82,6 +84,18 @@ class Writes:
 
 
 Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]
+
+
+def connect(url: str) -> Redis:
+    """A Redis client whose pool makes a burst wait for a free connection.
+
+    redis-py's default asyncio pool raises MaxConnectionsError at once when its 100
+    connections are busy, which a busy process reaches (seen in bench/webhook.py).
+    """
+    pool = BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S
+    )
+    return Redis.from_pool(pool)
 
 
 class Store:
@@ -196,11 +210,15 @@ class Store:
 
     async def admit_send(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
         """Count a send to a chat if the window allows it (0); else the ms to wait first."""
+        return await self._admit_in(self.keys.chat_sends(chat_id), now_ms, limit, window_ms)
+
+    async def admit_bot_send(self, now_ms: int, limit: int, window_ms: int) -> int:
+        """Count one of the bot's sends if the window allows it (0); else the ms to wait."""
+        return await self._admit_in(self.keys.bot_sends(), now_ms, limit, window_ms)
+
+    async def _admit_in(self, key: str, now_ms: int, limit: int, window_ms: int) -> int:
         token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
-        wait = await self._admit(
-            keys=[self.keys.chat_sends(chat_id)], args=[now_ms, window_ms, limit, token]
-        )
-        return int(wait)
+        return int(await self._admit(keys=[key], args=[now_ms, window_ms, limit, token]))
 
     async def outbox_items(self, game_id: str) -> list[tuple[bytes, dict[str, Any]]]:
         """Every undelivered message of a game, oldest first, with its stored form."""
