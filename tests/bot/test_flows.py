@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import DEFAULT_PERSON_UPDATES_PER_10S, Deadlines
@@ -428,3 +429,34 @@ async def test_a_chat_telegram_cannot_reach_holds_back_only_its_own_messages(
         assert len(h.sim.with_buttons(nxt.id)) == 1
         failed = [c for c in h.sim.calls_to(GROUP, "sendMessage") if c.status == 502]
         assert len(failed) == 3
+
+
+async def test_queued_messages_keep_within_their_share_of_the_bot_pace(
+    redis_server_url: str,
+) -> None:
+    # MESSAGES_PER_SECOND=5: the sender takes at most 4 a second (80%), counted in Redis
+    # for every process. Two games start at once, each through its own bot instance;
+    # python-telegram-bot's limiter alone would let each process send 5 a second.
+    async with running_bot(redis_server_url, instances=2, messages_per_second=5) as h:
+        tables = [(-100701, players(6, first_id=7000)), (-100702, players(6, first_id=7100))]
+        game_ids = [await open_lobby(h, users, group) for group, users in tables]
+        for game_id in game_ids:
+            await h.delivered(game_id)
+        started = time.monotonic()
+        for (group, users), url in zip(tables, h.urls, strict=True):
+            label = h.tr("▶️ Start")
+            lobby = next(m for m in h.sim.with_buttons(group) if label in str(m.buttons()))
+            data = lobby.button(label)["callback_data"]
+            await h.post(h.press_update(users[0], group, lobby.message_id, data), url=url)
+        for game_id in game_ids:
+            await h.delivered(game_id, timeout=30)
+        sent = sorted(
+            c.at
+            for c in h.sim.calls
+            if c.at >= started and c.method in ("sendMessage", "editMessageText")
+        )
+        assert len(sent) >= 16
+        # At most 8 leave the sender in any two seconds; a little more may arrive in two
+        # seconds here when network delays bunch them, but never the 16 of unshared pacing.
+        busiest = max(sum(1 for t in sent if start <= t < start + 2.0) for start in sent)
+        assert busiest <= 10, sent

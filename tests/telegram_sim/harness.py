@@ -251,6 +251,7 @@ def config_for_tests(
     deadlines: Deadlines | None = None,
     group_rate: int = 6000,
     person_rate: int = 100_000,
+    messages_per_second: int = 30,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -265,6 +266,7 @@ def config_for_tests(
         group_messages_per_minute=group_rate,
         ai_pause_ms=(30, 80),
         person_updates_per_10s=person_rate,  # the tests press faster than any person
+        messages_per_second=messages_per_second,
     )
 
 
@@ -276,13 +278,16 @@ async def running_bot(
     instances: int = 1,
     group_rate: int = 6000,
     person_rate: int = 100_000,
+    messages_per_second: int = 30,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
     sim_port = free_port()
     async with contextlib.AsyncExitStack() as stack:
         await stack.enter_async_context(serve(build_sim_app(sim), sim_port))
-        config = config_for_tests(redis_url, sim_port, deadlines, group_rate, person_rate)
+        config = config_for_tests(
+            redis_url, sim_port, deadlines, group_rate, person_rate, messages_per_second
+        )
         urls = []
         for _ in range(instances):
             port = free_port()

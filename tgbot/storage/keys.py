@@ -81,6 +81,10 @@ class Keys:
         """Sorted set: recent messages sent to a group (its 20-a-minute window)."""
         return f"{self.prefix}:sends:{chat_id}"
 
+    def bot_sends(self) -> str:
+        """Sorted set: the sender's recent Bot API calls, from every process (per second)."""
+        return f"{self.prefix}:sends:bot"
+
     def throttle(self, user_id: int) -> str:
         """Counts one person's recent updates."""
         return f"{self.prefix}:throttle:{user_id}"

@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 LOCK_MS = 6_000
 MAX_RETRY_AFTER_WAITS = 5
 MAX_TEXT = 4096
+SENDER_SHARE_PERCENT = 80
 
 
 def _seconds(retry_after: int | timedelta) -> float:
@@ -61,11 +62,32 @@ class _Deferred(Exception):
 class Sender:
     """Drains outboxes; one process at a time per game, oldest message first."""
 
-    def __init__(self, bot: Bot, store: Store, group_messages_per_minute: int = 20) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        store: Store,
+        group_messages_per_minute: int = 20,
+        messages_per_second: int = 30,
+    ) -> None:
         self.bot = bot
         self.store = store
         self.keys = store.keys
         self.group_limit = group_messages_per_minute
+        # Queued game messages take at most this share of the bot's overall rate, counted
+        # in Redis across processes. The rest is left for what answers a person directly
+        # (command replies, target pickers), so those never queue behind a busy game.
+        self.bot_limit = max(1, messages_per_second * SENDER_SHARE_PERCENT // 100)
+        self._slot_turn = asyncio.Lock()
+
+    async def bot_slot(self) -> None:
+        """Wait until the sender may make another call this second (every process counts)."""
+        # One waiter per process asks Redis at a time, the others queue here in order:
+        # otherwise every waiting lane would poll Redis each time a slot frees up.
+        async with self._slot_turn:
+            while wait_ms := await self.store.admit_bot_send(
+                int(time.time() * 1000), self.bot_limit, 1000
+            ):
+                await asyncio.sleep(wait_ms / 1000)
 
     async def _admitted(self, chat_id: int) -> bool:
         """Take one of the group's messages of this minute, if one is left."""
@@ -185,6 +207,7 @@ class Sender:
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         if op["chat"] < 0 and not await self._admitted(op["chat"]):
             raise _Deferred
+        await self.bot_slot()
         try:
             message = await self.bot.send_message(
                 chat_id=op["chat"],
@@ -215,6 +238,7 @@ class Sender:
 
     async def _edit_text(self, op: dict[str, Any], message_id: int) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
+        await self.bot_slot()
         try:
             await self.bot.edit_message_text(
                 text=op["text"],
@@ -240,6 +264,7 @@ class Sender:
         if not note or op.get("group") is None or already_known:
             return
         await self.group_slot(op["group"])
+        await self.bot_slot()
         try:
             await self.bot.send_message(
                 chat_id=op["group"], text=note, message_thread_id=op.get("group_thread")
