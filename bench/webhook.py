@@ -4,7 +4,9 @@ Four processes: the bot (the real webhook app with a real Redis), the simulated 
 a bare handler that only answers the callback, and this load generator. The generator
 plays many games at once: it reads each game's state from Redis, picks the next player's
 decision, and posts the button press that player would send, timing each request until its
-response. Then it sends the same number of workers' presses to the bare handler.
+response. Then it stops the bot (so its backlog of sends does not share the machine) and
+sends the same number of workers' presses to the bare handler. Button presses and commands
+are also reported apart: a command's reply is sent before its update is answered.
 Run: `python bench/webhook.py [--games 40] [--seconds 20] [--messages-per-second 30]`.
 """
 
@@ -89,12 +91,15 @@ class Load:
     def __init__(self, http: httpx.AsyncClient, url: str, stop_at: float) -> None:
         self.http, self.url, self.stop_at = http, url, stop_at
         self.latencies: list[float] = []
+        self.by_kind: dict[str, list[float]] = {"button": [], "command": []}
 
     async def post(self, update: dict[str, Any]) -> None:
         started = time.perf_counter()
         response = await self.http.post(self.url, json=update, headers=HEADERS)
         if response.status_code == 200:
-            self.latencies.append(time.perf_counter() - started)
+            latency = time.perf_counter() - started
+            self.latencies.append(latency)
+            self.by_kind["button" if "callback_query" in update else "command"].append(latency)
 
 
 async def table(load: Load, redis: Redis, keys: Keys, n: int) -> None:
@@ -127,13 +132,14 @@ async def bare_worker(load: Load, n: int) -> None:
         await load.post(press(200_000 + n, 200_000 + n, "bare.0.P"))
 
 
-def report(name: str, latencies: list[float], seconds: float) -> float:
+def report(name: str, latencies: list[float], seconds: float, unit: str = "updates/s") -> float:
+    """Print the rate, p50 and p99 of some requests; return the rate."""
     ordered = sorted(latencies)
     rate = len(ordered) / seconds
     p50 = statistics.median(ordered) * 1000
     p99 = ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000
     print(
-        f"{name:5s} {rate:7.1f} updates/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  "
+        f"{name:10s} {rate:7.1f} {unit:9s}  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  "
         f"({len(ordered)} updates)"
     )
     return rate
@@ -203,7 +209,14 @@ async def main() -> None:
                 await asyncio.gather(
                     *(table(load, redis, Keys(prefix), n) for n in range(args.games))
                 )
-                ours = report("bot", load.latencies, time.monotonic() - started)
+                elapsed = time.monotonic() - started
+                ours = report("bot", load.latencies, elapsed)
+                for kind, latencies in load.by_kind.items():
+                    if latencies:
+                        report(f"  {kind}s", latencies, elapsed, unit="")
+                # The bot would go on delivering its backlog beside the bare handler's run.
+                processes[1].terminate()
+                processes[1].wait()
                 bare = Load(
                     http, f"http://127.0.0.1:{bare_port}/telegram", time.monotonic() + args.seconds
                 )
@@ -213,7 +226,7 @@ async def main() -> None:
                 print(f"ratio bot/bare: {ours / base:.2f} (target: at least 0.5)")
         finally:
             await redis.aclose()
-            for process in processes:
+            for process in reversed(processes):  # the bot first: it still talks to the sim
                 process.terminate()
                 process.wait()
 
