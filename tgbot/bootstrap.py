@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
@@ -24,7 +25,7 @@ from .telegram.sender import Sender
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
-SWEEP_EVERY = 4  # polls between sweeps of undelivered outboxes
+SWEEP_EVERY = 4  # deadline polls to one sweep of undelivered outboxes
 SHUTDOWN_DRAIN_S = 10
 STOP_WAIT_S = 5
 
@@ -76,7 +77,7 @@ class Runtime:
     sender: Sender
     dispatcher: Dispatcher
     embedded: EmbeddedRedis | None = None
-    _loop_task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _loops: list[asyncio.Task[None]] = field(default_factory=list, repr=False)
     _stopping: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     @classmethod
@@ -121,26 +122,28 @@ class Runtime:
                 )
 
     def start_background(self) -> None:
-        """Start polling deadlines and sweeping outboxes."""
-        self._loop_task = asyncio.create_task(self._background())
+        """Start firing deadlines and, beside it, sweeping undelivered outboxes.
 
-    async def _background(self) -> None:
-        polls = 0
+        Two loops, so that a sweep held up by Telegram (flood control, a slow chat) never
+        delays a deadline or an AI player's move.
+        """
+        self._loops = [
+            asyncio.create_task(self._every(POLL_SECONDS, self.service.claim_and_fire)),
+            asyncio.create_task(self._every(POLL_SECONDS * SWEEP_EVERY, self.sender.flush_pending)),
+        ]
+
+    async def _every(self, seconds: float, step: Callable[[], Awaitable[object]]) -> None:
         while not self._stopping.is_set():
             try:
-                await self.service.claim_and_fire()
-                if polls % SWEEP_EVERY == 0:
-                    await self.sender.flush_pending()
+                await step()
             except Exception:
                 log.exception("background step failed; retrying")
-            polls += 1
-            await sleep_unless(self._stopping, POLL_SECONDS)
+            await sleep_unless(self._stopping, seconds)
 
     async def close(self) -> None:
         """Stop cleanly: finish deliveries in flight, then close connections."""
         self._stopping.set()
-        if self._loop_task is not None:
-            await settle([self._loop_task], STOP_WAIT_S)
+        await settle(self._loops, STOP_WAIT_S)
         # Deliveries still running stay queued in Redis if cut short: another process (or
         # this one after a restart) sends them, so shutdown need not wait long for them.
         await self.dispatcher.drain(SHUTDOWN_DRAIN_S)

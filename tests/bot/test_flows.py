@@ -460,3 +460,37 @@ async def test_queued_messages_keep_within_their_share_of_the_bot_pace(
         # seconds here when network delays bunch them, but never the 16 of unshared pacing.
         busiest = max(sum(1 for t in sent if start <= t < start + 2.0) for start in sent)
         assert busiest <= 10, sent
+
+
+async def test_deadlines_fire_on_time_while_an_outbox_waits_out_flood_control(
+    redis_server_url: str,
+) -> None:
+    # Game B's group message fails once, so the outbox sweep retries it, and then Telegram
+    # answers 429 (retry after 3 s) three times. Game A's 2-second response window must
+    # still close on time: deadlines do not wait for the sweep.
+    fast = Deadlines(turn=60, response=2, lose_card=60, exchange=60, lobby=60)
+    async with running_bot(redis_server_url, fast) as h:
+        group_a, group_b = -100801, -100802
+        users_a, users_b = players(2, first_id=7200), players(2, first_id=7300)
+        game_a = await open_and_start(h, users_a, group=group_a)
+        await open_and_start(h, users_b, group=group_b)
+        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group_b)
+        h.sim.fail_next(
+            "sendMessage", 429, "Too Many Requests: retry after 3", group_b, retry_after=3, times=3
+        )
+        actor_b = next(u for u in users_b if h.sim.with_buttons(u.id))
+        await h.press_text(actor_b, actor_b.id, h.tr("💰 Income"))
+        await h.until(lambda: any(c.status == 429 for c in h.sim.calls_to(group_b)))
+
+        actor_a = next(u for u in users_a if h.sim.with_buttons(u.id))
+        before = await h.record(game_a)
+        assert before is not None
+        coins = before.game().player(actor_a.id).coins
+        await h.press_text(actor_a, actor_a.id, h.tr("👑 Tax"))
+        asked = time.monotonic()
+        while (record := await h.record(game_a)) is not None and (
+            record.game().awaiting().kind is DecisionKind.RESPONSE
+        ):
+            assert time.monotonic() - asked < 5, "the deadline waited for the outbox sweep"
+            await asyncio.sleep(0.05)
+        assert record is not None and record.game().player(actor_a.id).coins == coins + 3

@@ -50,9 +50,9 @@ async def test_runtime_closes_although_its_background_step_swallows_cancellation
         finished, _ = await asyncio.wait({closing}, timeout=10)
         release.set()
         if not finished:  # let a hung close() end, so the failure below is reported
-            assert runtime._loop_task is not None
-            runtime._loop_task.cancel()
+            for loop in runtime._loops:
+                loop.cancel()
             await closing
         assert finished, "close() waited forever for a task that swallowed its cancellation"
         assert swallowed == [True]
-        assert runtime._loop_task is not None and runtime._loop_task.done()
+        assert runtime._loops and all(loop.done() for loop in runtime._loops)
