@@ -60,12 +60,12 @@ async def test_redis_outage_gives_5xx_and_the_bot_recovers(tmp_path: Path) -> No
             users = players(2)
             game_id = await open_and_start(h, users)
             _, update = first_income_press(h, users)
-            server.stop()
+            await asyncio.to_thread(server.stop)  # the bot runs in this event loop meanwhile
             response = await h.post(update)
             assert response.status_code == 503
             health = await h.http.get(h.url.replace("/telegram", "/healthz"))
             assert health.status_code == 503
-            server.start()
+            await asyncio.to_thread(server.start)
             for _ in range(100):  # Telegram retries the same update until it gets a 200
                 response = await h.post(update)
                 if response.status_code == 200:
