@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import pytest_asyncio
 
 from .redis_server import redis_url
 
@@ -19,3 +22,23 @@ def redis_server_url() -> Iterator[str]:
     """A real Redis server: REDIS_URL if set, else a private redis-server."""
     with redis_url() as url:
         yield url
+
+
+# Before pytest-timeout's 300 s end a test, print where every asyncio task waits: a hang in
+# CI then says where it hangs (the timeout's own traceback shows only the event loop).
+HANG_REPORT_AFTER_S = float(os.environ.get("TEST_HANG_REPORT_S", "240"))
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def report_hung_tasks() -> AsyncIterator[None]:
+    """Print every asyncio task's stack if the test is still running after a few minutes."""
+    timer = asyncio.get_running_loop().call_later(HANG_REPORT_AFTER_S, _print_tasks)
+    yield
+    timer.cancel()
+
+
+def _print_tasks() -> None:
+    print(f"\n--- asyncio tasks after {HANG_REPORT_AFTER_S:.0f} s ---", file=sys.stderr)
+    for task in asyncio.all_tasks():
+        print(task, file=sys.stderr)
+        task.print_stack(file=sys.stderr)
