@@ -219,9 +219,8 @@ class Harness:
 
     async def delivered(self, game_id: str, timeout: float = 10.0) -> None:
         """Wait until the bot has delivered every message the game's steps queued."""
-        outbox = self.store.keys.outbox(game_id)
         deadline = time.monotonic() + timeout
-        while await self.store.redis.llen(outbox):
+        while await self.store.outbox_head(game_id) is not None:
             if time.monotonic() > deadline:
                 raise AssertionError(f"game {game_id} still has undelivered messages")
             await asyncio.sleep(0.01)
