@@ -6,7 +6,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+from .rendering.i18n import default_locales_dir
+
+DEFAULT_LOCALES = default_locales_dir()
 DEFAULT_PERSON_UPDATES_PER_10S = 30
 
 

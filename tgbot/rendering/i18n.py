@@ -6,13 +6,26 @@ import gettext
 from io import BytesIO
 from pathlib import Path
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-
 DOMAIN = "messages"
 LANGUAGES = ("ka", "en")
 DEFAULT_LANGUAGE = "ka"
 SOURCE_LANGUAGE = "en"  # msgids are English: a string missing from `ka` reads in English
+
+
+# A wheel carries the catalogues compiled to .mo inside the package (setup.py compiles
+# them at build time); a checkout has the .po sources in the top-level locales/.
+PACKAGED_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+SOURCE_LOCALES = Path(__file__).resolve().parents[2] / "locales"
+
+
+class CatalogError(Exception):
+    """A language's catalogue is missing or cannot be read; the message says which."""
+
+
+def default_locales_dir() -> Path:
+    """Where the catalogues are: inside the installed package, else the checkout's."""
+    packaged = PACKAGED_LOCALES / DEFAULT_LANGUAGE / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    return PACKAGED_LOCALES if packaged.is_file() else SOURCE_LOCALES
 
 
 def N_(message: str) -> str:
@@ -42,25 +55,43 @@ class Translator:
 
 def compile_catalog(po_path: Path) -> gettext.GNUTranslations:
     """Compile a .po file in memory (fuzzy entries left out) and load it."""
+    # Babel is needed only for .po sources; an installed wheel reads compiled .mo files.
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
     with po_path.open("rb") as handle:
-        catalog = read_po(handle)
+        catalog = read_po(handle, abort_invalid=True)
     buffer = BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
     return gettext.GNUTranslations(buffer)
 
 
+def load_catalog(locales_dir: Path, language: str) -> gettext.GNUTranslations:
+    """One language's catalogue: the .po source when present, else the compiled .mo."""
+    folder = locales_dir / language / "LC_MESSAGES"
+    po, mo = folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
+    try:
+        if po.is_file():  # the source wins: a .mo beside it may be stale
+            return compile_catalog(po)
+        if mo.is_file():
+            with mo.open("rb") as handle:
+                return gettext.GNUTranslations(handle)
+    except Exception as err:  # Babel and gettext raise many kinds for a damaged file
+        raise CatalogError(f"the {language} catalogue in {folder} cannot be read: {err}") from err
+    raise CatalogError(
+        f"no {language} catalogue in {folder}: reinstall coup-bot or set LOCALES_DIR"
+    )
+
+
 class Catalogs:
-    """All languages the bot speaks, loaded once at start."""
+    """All languages the bot speaks, loaded once at start (CatalogError if one is missing)."""
 
     def __init__(self, locales_dir: Path, languages: tuple[str, ...] = LANGUAGES) -> None:
-        self._translators: dict[str, Translator] = {}
-        for language in languages:
-            po = locales_dir / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-            loaded: gettext.NullTranslations = (
-                compile_catalog(po) if po.is_file() else gettext.NullTranslations()
-            )
-            self._translators[language] = Translator(language, loaded)
+        self._translators = {
+            language: Translator(language, load_catalog(locales_dir, language))
+            for language in languages
+        }
 
     @property
     def languages(self) -> tuple[str, ...]:
