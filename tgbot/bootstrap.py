@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from redis import exceptions as redis_errors
 from redis.asyncio import Redis
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
+from telegram.error import NetworkError
 from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import HTTPXRequest
 
+from . import metrics
 from .config import Config
-from .rendering.i18n import DEFAULT_LANGUAGE, N_, Catalogs
+from .rendering.i18n import DEFAULT_LANGUAGE, N_, CatalogError, Catalogs
 from .service.game_service import GameService
-from .storage.embedded import EmbeddedRedis
+from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
+from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
 from .storage.keys import Keys
 from .storage.store import Store, connect
 from .tasks import settle, sleep_unless
+from .telegram.answers import CallbackAnswer
 from .telegram.handlers import Dispatcher
 from .telegram.sender import Sender
 
@@ -26,8 +38,11 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 SWEEP_EVERY = 4  # deadline polls to one sweep of undelivered outboxes
+GAUGES_EVERY_S = 5.0
 SHUTDOWN_DRAIN_S = 10
 STOP_WAIT_S = 5
+LONGEST_BACKOFF_S = 15.0  # a failing background loop tries again at least this often
+FAILURE_LOG_EVERY_S = 10.0  # and says so at most this often
 
 GROUP_COMMANDS = [
     ("newgame", N_("open a game of Coup")),
@@ -49,6 +64,29 @@ PRIVATE_COMMANDS = [
     ("rules", N_("the rules")),
     ("help", N_("how to play")),
 ]
+# The bot's profile: what a person sees before pressing Start (512 and 120 characters at most).
+DESCRIPTION = N_(
+    "Play Coup, the bluffing card game, with your friends in a Telegram group. Add me to "
+    "the group and type /newgame; everyone who joins gets their cards and buttons here, in "
+    "private. Press Start so that I may write to you."
+)
+SHORT_DESCRIPTION = N_("Coup, the bluffing card game, for Telegram groups.")
+
+
+class CountingRequest(HTTPXRequest):
+    """python-telegram-bot's HTTP client, counting every Bot API request and its outcome."""
+
+    async def do_request(
+        self, url: str, method: str, *args: Any, **kwargs: Any
+    ) -> tuple[int, bytes]:
+        """Send the request; count it by API method and status (or as a network error)."""
+        try:
+            status, payload = await super().do_request(url, method, *args, **kwargs)
+        except NetworkError:
+            metrics.count_api_call(url, None)
+            raise
+        metrics.count_api_call(url, status)
+        return status, payload
 
 
 def make_bot(config: Config, max_retries: int = 5) -> ExtBot[None]:
@@ -57,7 +95,7 @@ def make_bot(config: Config, max_retries: int = 5) -> ExtBot[None]:
         config.bot_token,
         base_url=config.api_base_url,
         # A plain ExtBot gets a pool of one connection: every call would wait for the last.
-        request=HTTPXRequest(connection_pool_size=64, pool_timeout=10.0),
+        request=CountingRequest(connection_pool_size=64, pool_timeout=10.0),
         rate_limiter=AIORateLimiter(
             overall_max_rate=config.messages_per_second,
             group_max_rate=config.group_messages_per_minute,
@@ -82,44 +120,80 @@ class Runtime:
 
     @classmethod
     async def create(cls, config: Config) -> Runtime:
-        """Connect to Redis (starting a private one if no URL is set) and to the Bot API."""
-        embedded = None
-        redis_url = config.redis_url
-        if redis_url is None:
-            embedded = EmbeddedRedis(config.data_dir / "redis")
-            redis_url = await asyncio.to_thread(embedded.start)
-            log.info("started a private Redis in %s", embedded.folder)
-        redis = connect(redis_url)
-        bot = make_bot(config)
+        """Load the catalogues, reach Redis (starting a private one if no URL is set) and
+        log in to the Bot API; any failure is a StartupError with one line to print."""
         try:
-            await bot.initialize()
-        except Exception:
-            await redis.aclose()
+            catalogs = Catalogs(config.locales_dir)
+        except CatalogError as err:
+            raise StartupError(str(err), CONFIG_EXIT) from None
+        embedded, redis, bot = None, None, None
+        try:
+            redis_url = config.redis_url
+            if redis_url is None:
+                embedded = EmbeddedRedis(config.data_dir / "redis")
+                redis_url = await asyncio.to_thread(embedded.start)
+                log.debug("started a private Redis in %s", embedded.folder)
+            keys = Keys(config.key_prefix)
+            redis = connect(redis_url)
+            await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
+            bot = make_bot(config)
+            await telegram_ready(bot, config.api_base_url, config.startup_wait_s)
+        except BaseException as err:
+            if redis is not None:
+                await redis.aclose()
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
+            if isinstance(err, (NoRedisServer, FolderInUse)):
+                raise StartupError(str(err), CONFIG_EXIT) from None
+            if isinstance(err, EmbeddedRedisError):
+                raise StartupError(str(err), UNREACHABLE_EXIT) from None
             raise
-        store = Store(redis, Keys(config.key_prefix))
-        catalogs = Catalogs(config.locales_dir)
+        store = Store(redis, keys)
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
         sender = Sender(bot, store, config.group_messages_per_minute, config.messages_per_second)
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
+        service.on_commit = _counting_steps(service.on_commit)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)
 
+    async def process(self, update: Update) -> CallbackAnswer | None:
+        """Handle one update (counted by kind); the answer a button press gets, if any."""
+        kind = metrics.update_kind(update)
+        metrics.UPDATES.labels(kind).inc()
+        metrics.cause.set(kind)
+        return await self.dispatcher.process(update)
+
+    async def healthy(self) -> bool:
+        """Redis accepts writes and every background loop still runs."""
+        if any(loop.done() for loop in self._loops):
+            log.error("a background loop has stopped: unhealthy")
+            return False
+        try:
+            await self.redis.set(self.service.keys.health_probe, "1", px=60_000)
+        except (redis_errors.RedisError, OSError) as err:
+            log.warning("health check: Redis does not accept writes (%s)", err)
+            return False
+        return True
+
     async def publish_commands(self) -> None:
-        """Publish the command menu in both languages for groups and private chats."""
+        """Publish the command menus and the bot's profile texts, in every language
+        (and Georgian for everyone else)."""
         catalogs = self.service.catalogs
-        for scope, commands in (
-            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
-            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
-        ):
-            for lang in (*catalogs.languages, None):
-                t = catalogs.get(lang or DEFAULT_LANGUAGE)
+        for lang in (*catalogs.languages, None):
+            t = catalogs.get(lang or DEFAULT_LANGUAGE)
+            for scope, commands in (
+                (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+                (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+            ):
                 await self.bot.set_my_commands(
                     [BotCommand(name, t.gettext(text)) for name, text in commands],
                     scope=scope,
                     language_code=lang,
                 )
+            await self.bot.set_my_description(t.gettext(DESCRIPTION), language_code=lang)
+            await self.bot.set_my_short_description(
+                t.gettext(SHORT_DESCRIPTION), language_code=lang
+            )
 
     def start_background(self) -> None:
         """Start firing deadlines and, beside it, sweeping undelivered outboxes.
@@ -128,17 +202,66 @@ class Runtime:
         delays a deadline or an AI player's move.
         """
         self._loops = [
-            asyncio.create_task(self._every(POLL_SECONDS, self.service.claim_and_fire)),
-            asyncio.create_task(self._every(POLL_SECONDS * SWEEP_EVERY, self.sender.flush_pending)),
+            asyncio.create_task(self._every("deadlines", POLL_SECONDS, self._fire_deadlines)),
+            asyncio.create_task(
+                self._every("outbox sweep", POLL_SECONDS * SWEEP_EVERY, self.sender.flush_pending)
+            ),
+            asyncio.create_task(self._every("gauges", GAUGES_EVERY_S, self._read_gauges)),
         ]
 
-    async def _every(self, seconds: float, step: Callable[[], Awaitable[object]]) -> None:
+    async def _fire_deadlines(self) -> None:
+        metrics.cause.set("deadline")
+        metrics.DEADLINES_FIRED.inc(await self.service.claim_and_fire())
+
+    async def _read_gauges(self) -> None:
+        keys, now_ms = self.service.keys, int(time.time() * 1000)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.srandmember(keys.pending_outboxes, 1000)
+            pipe.zcount(keys.deadlines, "-inf", now_ms)
+            pipe.zcount(keys.deadlines, "-inf", now_ms - metrics.LATE_AFTER_S * 1000)
+            pipe.zcard(keys.deadlines)
+            pending, due, late, open_games = await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in pending:
+                pipe.llen(keys.outbox(game_id.decode()))
+            lengths = await pipe.execute()
+        metrics.OUTBOX_GAMES.set(len(pending))
+        metrics.OUTBOX_MESSAGES.set(sum(lengths))
+        metrics.DEADLINES_DUE.set(due)
+        metrics.DEADLINES_LATE.set(late)
+        metrics.GAMES_OPEN.set(open_games)
+
+    async def _every(
+        self, name: str, seconds: float, step: Callable[[], Awaitable[object]]
+    ) -> None:
+        """Run `step` every `seconds`; while it fails, back off exponentially and say so
+        at most every FAILURE_LOG_EVERY_S (an outage must not flood the log), then say
+        once that it recovered."""
+        failures, logged_at, failing_since = 0, 0.0, 0.0
         while not self._stopping.is_set():
+            pause = seconds
             try:
                 await step()
-            except Exception:
-                log.exception("background step failed; retrying")
-            await sleep_unless(self._stopping, seconds)
+            except Exception as err:
+                metrics.LOOP_FAILURES.labels(name).inc()
+                failures += 1
+                now = time.monotonic()
+                if failures == 1:
+                    failing_since = now
+                pause = min(seconds * 2**failures, LONGEST_BACKOFF_S)
+                if failures == 1 or now - logged_at >= FAILURE_LOG_EVERY_S:
+                    logged_at = now
+                    _log_failure(name, err, failures, pause)
+            else:
+                if failures:
+                    log.warning(
+                        "%s: working again after %d failed rounds in %.0f s",
+                        name,
+                        failures,
+                        time.monotonic() - failing_since,
+                    )
+                    failures = 0
+            await sleep_unless(self._stopping, pause)
 
     async def close(self) -> None:
         """Stop cleanly: finish deliveries in flight, then close connections."""
@@ -151,3 +274,31 @@ class Runtime:
         await self.redis.aclose()
         if self.embedded is not None:
             await asyncio.to_thread(self.embedded.stop)
+
+
+def _log_failure(name: str, err: Exception, failures: int, pause: float) -> None:
+    """One line for an outage (Redis or Telegram away); the traceback only for a bug."""
+    outage = isinstance(err, (redis_errors.RedisError, NetworkError, OSError))
+    log.log(
+        logging.WARNING if outage else logging.ERROR,
+        "%s: failing (%s: %s), %d rounds so far; next try in %.1f s",
+        name,
+        type(err).__name__,
+        err,
+        failures,
+        pause,
+        exc_info=None if outage else err,
+    )
+
+
+def _counting_steps(
+    on_commit: Callable[[str], Awaitable[None]] | None,
+) -> Callable[[str], Awaitable[None]]:
+    """Wrap the service's commit hook so that each committed step is counted by cause."""
+
+    async def committed(game_id: str) -> None:
+        metrics.STEPS.labels(metrics.cause.get()).inc()
+        if on_commit is not None:
+            await on_commit(game_id)
+
+    return committed

@@ -6,18 +6,31 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from importlib import metadata
 
 from .config import DEFAULT_LOCALES
 from .engine.events import Event
-from .rendering.i18n import Catalogs
+from .rendering.i18n import CatalogError, Catalogs
 from .rendering.texts import describe
 from .simulation import simulate
 
 
+def version() -> str:
+    """The installed package's version."""
+    try:
+        return metadata.version("coup-bot")
+    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
+        return "unknown"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="coup-bot", description="Coup for Telegram groups")
+    parser.add_argument("--version", action="version", version=f"coup-bot {version()}")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the bot (the default)")
+    sub.add_parser(
+        "check", help="check the configuration, Redis, the token and the webhook, then exit"
+    )
     sim = sub.add_parser("simulate", help="play random games without Telegram")
     sim.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N")
     sim.add_argument("--games", type=int, default=100, metavar="K")
@@ -52,31 +65,45 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 
 def run_bot() -> int:
-    """Load the configuration and run the bot; a bad setting stops it with one clear line."""
-    from telegram.error import InvalidToken, NetworkError
-
+    """Load the configuration and run the bot; whatever stops it from starting is said in
+    one line (exit 2: fix the setup; exit 1: Redis or Telegram did not answer)."""
     from .config import ConfigError, load_config
     from .run import run
+    from .startup import CONFIG_EXIT, StartupError
 
     try:
         config = load_config()
     except ConfigError as err:
         print(f"coup-bot: {err}", file=sys.stderr)
-        return 2
+        return CONFIG_EXIT
     try:
         run(config)
-    except InvalidToken:
-        print("coup-bot: Telegram refused BOT_TOKEN: check it with @BotFather", file=sys.stderr)
-        return 2
-    except NetworkError as err:
-        print(f"coup-bot: cannot reach the Telegram Bot API ({err})", file=sys.stderr)
-        return 1
+    except StartupError as err:
+        print(f"coup-bot: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        pass
     return 0
+
+
+def run_check() -> int:
+    """`coup-bot check`: one line per check, exit 1 if any failed (2: bad configuration)."""
+    import asyncio
+
+    from .checks import check
+
+    return asyncio.run(check())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `coup-bot` and `python -m tgbot`."""
     args = _parser().parse_args(argv)
     if args.command == "simulate":
-        return run_simulate(args)
+        try:
+            return run_simulate(args)
+        except CatalogError as err:
+            print(f"coup-bot: {err}", file=sys.stderr)
+            return 2
+    if args.command == "check":
+        return run_check()
     return run_bot()

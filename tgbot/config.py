@@ -51,6 +51,8 @@ class Config:
     # Updates one person may send in 10 s; more are answered briefly and dropped. Tests
     # that press at machine speed raise it.
     person_updates_per_10s: int = DEFAULT_PERSON_UPDATES_PER_10S
+    startup_wait_s: int = 10  # how long a start keeps trying to reach Redis and Telegram
+    metrics_port: int = 0  # polling mode's /metrics port (0: none); webhook mode uses PORT
 
     def __repr__(self) -> str:
         redis = "set" if self.redis_url else None  # the token and secrets never get printed
@@ -132,4 +134,6 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         key_prefix=env.get("REDIS_KEY_PREFIX", "coup"),
         deadlines=deadlines,
         messages_per_second=_int(env, "MESSAGES_PER_SECOND", 30, 1, 1000),
+        startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", 10, 0, 600),
+        metrics_port=_int(env, "METRICS_PORT", 0, 0, 65535),
     )

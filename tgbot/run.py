@@ -1,13 +1,21 @@
-"""Running the bot: webhook mode behind an ASGI server, or polling for local use."""
+"""Running the bot: webhook mode behind an ASGI server, or polling for local use.
+
+`serve()` starts everything in one event loop: it binds the port first, creates the
+runtime (catalogues, Redis, Telegram: see `Runtime.create`), then serves until SIGTERM or
+SIGINT and stops in order. Any start-up failure is a `StartupError`: one line to print.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Generator
 
+import prometheus_client
 import uvicorn
 from starlette.applications import Starlette
 from telegram import Update
@@ -16,41 +24,49 @@ from telegram.ext import Application, ContextTypes, TypeHandler
 
 from .bootstrap import Runtime, make_bot
 from .config import Config
+from .startup import CONFIG_EXIT, StartupError, listen_socket
 from .telegram.answers import CallbackAnswer
 from .telegram.webhook import build_webhook_app
 
 log = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+GRACEFUL_SHUTDOWN_S = 30
+
+
+async def start_webhook(runtime: Runtime, set_webhook: bool = True) -> None:
+    """Register the webhook and the bot's menus, then start the background loops."""
+    config = runtime.config
+    if set_webhook and config.webhook_url:
+        await runtime.bot.set_webhook(
+            config.webhook_url.rstrip("/") + config.webhook_path,
+            secret_token=config.webhook_secret,
+            allowed_updates=ALLOWED_UPDATES,
+        )
+        await runtime.publish_commands()
+    runtime.start_background()
 
 
 def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
-    """The ASGI app for webhook mode; the runtime lives as long as the app does."""
+    """The ASGI app for webhook mode with its runtime made in its lifespan (for running
+    it inside another server, as the tests do; `serve()` makes the runtime first)."""
     holder: dict[str, Runtime] = {}
-
-    async def process(update: Update) -> CallbackAnswer | None:
-        return await holder["runtime"].dispatcher.process(update)
-
-    async def healthy() -> bool:
-        return await holder["runtime"].service.store.ping()
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         runtime = await Runtime.create(config)
         holder["runtime"] = runtime
-        if set_webhook and config.webhook_url:
-            await runtime.bot.set_webhook(
-                config.webhook_url.rstrip("/") + config.webhook_path,
-                secret_token=config.webhook_secret,
-                allowed_updates=ALLOWED_UPDATES,
-            )
-            await runtime.publish_commands()
-        runtime.start_background()
-        log.info("webhook mode: listening on %s:%s", config.listen_host, config.listen_port)
+        await start_webhook(runtime, set_webhook)
         try:
             yield
         finally:
             await runtime.close()
+
+    async def process(update: Update) -> CallbackAnswer | None:
+        return await holder["runtime"].process(update)
+
+    async def healthy() -> bool:
+        return await holder["runtime"].healthy()
 
     # The bot object only decodes updates here; the runtime's bot does the sending.
     return build_webhook_app(
@@ -58,62 +74,108 @@ def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
     )
 
 
-def run_webhook(config: Config) -> None:
-    """Serve the webhook until SIGTERM; uvicorn lets in-flight requests finish first."""
-    server = uvicorn.Server(
+class _Server(uvicorn.Server):
+    """uvicorn's server, leaving the signals to `serve()` (which stops everything in order)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        """Handle no signals here."""
+        yield
+
+
+async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Event) -> None:
+    config = runtime.config
+    app = build_webhook_app(
+        runtime.bot, runtime.process, runtime.healthy, config.webhook_secret, config.webhook_path
+    )
+    server = _Server(
         uvicorn.Config(
-            webhook_app(config),
-            host=config.listen_host,
-            port=config.listen_port,
+            app,
             log_level=config.log_level.lower(),
-            timeout_graceful_shutdown=30,
+            lifespan="off",
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
         )
     )
-    server.run()
+    await start_webhook(runtime)
+    log.info("webhook mode: listening on %s:%s", config.listen_host, config.listen_port)
+    served = asyncio.create_task(server.serve(sockets=[sock]))
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({served, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True  # uvicorn lets the requests in flight finish
+    await served
+    stopped.cancel()
 
 
-def run_polling(config: Config) -> None:
-    """Poll Telegram for updates (local use, no public URL needed)."""
-    holder: dict[str, Runtime] = {}
-
+async def _serve_polling(runtime: Runtime, stop: asyncio.Event) -> None:
     async def handle(update: object, _: ContextTypes.DEFAULT_TYPE) -> None:
         if isinstance(update, Update):
-            runtime = holder["runtime"]
-            answer = await runtime.dispatcher.process(update)
+            answer = await runtime.process(update)
             if answer is not None:
                 try:
                     await answer.send(runtime.bot)
                 except TelegramError as err:  # e.g. the press is too old to answer
                     log.warning("callback answer refused: %s", err)
 
-    async def post_init(_: Application) -> None:  # type: ignore[type-arg]
-        runtime = await Runtime.create(config)
-        holder["runtime"] = runtime
-        await runtime.bot.delete_webhook()
-        await runtime.publish_commands()
-        runtime.start_background()
-        log.info("polling mode: bot @%s", runtime.bot.username)
+    async def on_error(_: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        log.error("update failed: %r", context.error, exc_info=context.error)
 
-    async def post_shutdown(_: Application) -> None:  # type: ignore[type-arg]
-        if "runtime" in holder:
-            await holder["runtime"].close()
-
-    application = (
-        Application.builder()
-        .token(config.bot_token)
-        .base_url(config.api_base_url)
-        .post_init(post_init)
-        .post_shutdown(post_shutdown)
-        .build()
-    )
+    application = Application.builder().bot(runtime.bot).build()
     application.add_handler(TypeHandler(Update, handle))
-    application.run_polling(
-        allowed_updates=ALLOWED_UPDATES, stop_signals=(signal.SIGINT, signal.SIGTERM)
-    )
+    application.add_error_handler(on_error)
+    await runtime.publish_commands()
+    await application.initialize()
+    await application.start()
+    assert application.updater is not None
+    # start_polling removes a webhook that is still set (Telegram allows one or the other).
+    await application.updater.start_polling(allowed_updates=ALLOWED_UPDATES)
+    runtime.start_background()
+    log.info("polling mode: bot @%s", runtime.bot.username)
+    try:
+        await stop.wait()
+    finally:
+        await application.updater.stop()
+        await application.stop()
+        await application.shutdown()
 
 
-def run(config: Config) -> None:
-    """Webhook mode when WEBHOOK_URL is set, else polling."""
+async def serve(config: Config) -> None:
+    """Start the bot, serve until SIGTERM or SIGINT, and stop cleanly.
+
+    Raises StartupError (one line, and an exit code) when it cannot start.
+    """
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    if config.webhook_url:
+        sock = listen_socket(config.listen_host, config.listen_port)
+    else:
+        sock = None
+        if config.metrics_port:
+            metrics_sock = listen_socket(config.listen_host, config.metrics_port, "METRICS_PORT")
+            metrics_sock.close()  # free, so prometheus-client may bind it now
+            try:
+                prometheus_client.start_http_server(config.metrics_port, config.listen_host)
+            except OSError as err:
+                raise StartupError(
+                    f"METRICS_PORT {config.metrics_port}: {err.strerror}", CONFIG_EXIT
+                ) from None
+    try:
+        runtime = await Runtime.create(config)
+        try:
+            if sock is not None:
+                await _serve_webhook(runtime, sock, stop)
+            else:
+                await _serve_polling(runtime, stop)
+        finally:
+            await runtime.close()
+    finally:
+        if sock is not None:
+            sock.close()
+
+
+def setup_logging(config: Config) -> None:
+    """Log lines with time and level; never a URL with the token in it."""
     # RetryAfter.retry_after becomes a timedelta in python-telegram-bot 23; the sender
     # takes both, so opt in now and skip the deprecation warning.
     os.environ.setdefault("PTB_TIMEDELTA", "1")
@@ -122,8 +184,9 @@ def run(config: Config) -> None:
     )
     # httpx logs every request URL at INFO, and the URL holds the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    if config.webhook_url:
-        run_webhook(config)
-    else:
-        with contextlib.suppress(KeyboardInterrupt):
-            run_polling(config)
+
+
+def run(config: Config) -> None:
+    """Webhook mode when WEBHOOK_URL is set, else polling; StartupError when it cannot start."""
+    setup_logging(config)
+    asyncio.run(serve(config))

@@ -80,6 +80,8 @@ class TelegramSim:
     failures: list[Failure] = field(default_factory=list)
     blocked: set[int] = field(default_factory=set)  # users who blocked the bot
     pending_updates: list[dict[str, Any]] = field(default_factory=list)  # for getUpdates
+    webhook_url: str = ""
+    valid_token: str | None = None  # when set, any other token gets 401 Unauthorized
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     # ---- test helpers -------------------------------------------------------------
@@ -166,7 +168,20 @@ class TelegramSim:
     def _ok(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return 200, {"ok": True, "result": True}
 
-    _setMyCommands = _setWebhook = _deleteWebhook = _ok
+    _setMyCommands = _setMyDescription = _setMyShortDescription = _ok
+
+    def _setWebhook(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.webhook_url = str(p.get("url", ""))
+        return self._ok(p)
+
+    def _deleteWebhook(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.webhook_url = ""
+        return self._ok(p)
+
+    def _getWebhookInfo(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        info = {"url": self.webhook_url, "has_custom_certificate": False}
+        info["pending_update_count"] = len(self.pending_updates)
+        return 200, {"ok": True, "result": info}
 
     def _sendMessage(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         chat_id = int(p["chat_id"])
@@ -272,6 +287,10 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
 
     async def endpoint(request: Request) -> JSONResponse:
         method = request.path_params["method"]
+        if sim.valid_token is not None and request.path_params["token"] != sim.valid_token:
+            status, body = _error(401, "Unauthorized")
+            sim.calls.append(Call(method, {}, time.monotonic(), status))
+            return JSONResponse(body, status_code=status)
         if request.headers.get("content-type", "").startswith("application/json"):
             params = await request.json()
         else:  # python-telegram-bot posts url-encoded fields when there is no file

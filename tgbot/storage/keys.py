@@ -85,6 +85,11 @@ class Keys:
         """Sorted set: the sender's recent Bot API calls, from every process (per second)."""
         return f"{self.prefix}:sends:bot"
 
+    @property
+    def health_probe(self) -> str:
+        """A short-lived key written to check that Redis accepts writes."""
+        return f"{self.prefix}:health"
+
     def throttle(self, user_id: int) -> str:
         """Counts one person's recent updates."""
         return f"{self.prefix}:throttle:{user_id}"

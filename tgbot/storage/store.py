@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -79,8 +80,10 @@ class Writes:
     hset: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def send(self, game_id: str, op: dict[str, Any]) -> None:
-        """Queue one delivery in the game's outbox (with an id, so each entry is unique)."""
-        self.outbox.append((game_id, {**op, "id": uuid.uuid4().hex[:12]}))
+        """Queue one delivery in the game's outbox (with an id, so each entry is unique,
+        and the time it was queued, for the delivery-lag metric)."""
+        queued = {**op, "id": uuid.uuid4().hex[:12], "at": int(time.time() * 1000)}
+        self.outbox.append((game_id, queued))
 
 
 Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]

@@ -12,6 +12,7 @@ from typing import Any
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
+from .. import metrics
 from ..storage.store import Store
 from ..tasks import settle, sleep_unless
 from .keyboards import markup
@@ -188,6 +189,7 @@ class Sender:
             except Exception as err:  # handed back: raised once every lane is in
                 return delivered, err
             delivered += op["_raws"]
+            metrics.observe_delivery(op, int(time.time() * 1000))
         return delivered, None
 
     async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:

