@@ -88,10 +88,48 @@ def test_compose_runs_the_bot_behind_a_healthy_persistent_redis() -> None:
 
     compose = YAML(typ="safe").load((ROOT / "docker-compose.yml").read_text())
     redis, bot = compose["services"]["redis"], compose["services"]["bot"]
-    assert "--appendonly" in redis["command"] and "redis-data:/data" in redis["volumes"]
-    assert "healthcheck" in redis
+    command = redis["command"]
+    assert "--appendonly" in command and "redis-data:/data" in redis["volumes"]
+    assert command[command.index("--maxmemory-policy") + 1] == "noeviction"
+    assert "--maxmemory" in command and "healthcheck" in redis
     assert bot["depends_on"]["redis"]["condition"] == "service_healthy"
     for variable in ("BOT_TOKEN", "WEBHOOK_URL", "WEBHOOK_SECRET"):
         assert ":?" in bot["environment"][variable]
+    # Every documented setting reaches the container: the whole .env file is passed.
+    assert [entry["path"] for entry in bot["env_file"]] == [".env"]
+    assert all(port.startswith("127.0.0.1:") for port in bot["ports"])
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "\nUSER coup" in dockerfile and "HEALTHCHECK" in dockerfile
+    assert "--require-hashes -r requirements.lock" in dockerfile
+
+
+def test_every_setting_the_code_reads_is_documented() -> None:
+    import re
+
+    read = set(re.findall(r'"([A-Z][A-Z_]+)"', (ROOT / "tgbot" / "config.py").read_text()))
+    read -= {"INFO", "DEBUG", "WARNING", "ERROR"}
+    table = (ROOT / "README.md").read_text().split("## Configuration", 1)[1]
+    documented = set(re.findall(r"`([A-Z][A-Z_]+)`", table))
+    assert read <= documented, f"undocumented: {sorted(read - documented)}"
+
+
+def test_the_lock_file_pins_every_dependency_with_hashes() -> None:
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lock = (ROOT / "requirements.lock").read_text()
+    pinned = {
+        m.group(1).lower().replace("_", "-")
+        for m in re.finditer(r"^([A-Za-z0-9_.-]+)==\S+", lock, re.MULTILINE)
+    }
+    for requirement in project["dependencies"]:
+        name = re.match(r"[A-Za-z0-9_.-]+", requirement)
+        assert name is not None
+        assert name.group(0).lower() in pinned, (
+            f"{name.group(0)} is not in requirements.lock: refresh it (README)"
+        )
+    lines = lock.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"^[A-Za-z0-9_.-]+==", line):
+            assert "--hash=sha256:" in lines[i + 1], f"{line}: no hash"
