@@ -10,7 +10,8 @@ WORKDIR /app
 # Exactly the versions in the lock file, checked by hash (README: "The lock file").
 COPY requirements.lock ./
 RUN pip install --require-hashes -r requirements.lock
-# The bot itself; the build compiles the catalogues into the package (setup.py).
+# The bot itself, built with the locked setuptools and Babel (no download); the build
+# compiles the catalogues into the package (setup.py).
 COPY pyproject.toml setup.py MANIFEST.in README.md LICENSE ./
 COPY tgbot ./tgbot
 COPY locales ./locales

@@ -232,3 +232,27 @@ async def test_version(flag: str, tmp_path: Path) -> None:
 
     result = await run_cli(bot_env(), tmp_path, flag)
     assert result.returncode == 0 and result.stdout.strip() == f"coup-bot {version('coup-bot')}"
+
+
+async def test_health_fails_when_a_background_loop_has_died(redis_server_url: str) -> None:
+    from tgbot.bootstrap import Runtime
+    from tgbot.config import Config
+
+    port = free_port()
+    async with serve(build_sim_app(TelegramSim()), port):
+        runtime = await Runtime.create(
+            Config(
+                bot_token=TOKEN,
+                redis_url=redis_server_url,
+                api_base_url=f"http://127.0.0.1:{port}/bot",
+                key_prefix="health-test",
+            )
+        )
+        try:
+            runtime.start_background()
+            assert await runtime.healthy()
+            runtime._loops[0].cancel()  # as if the deadline loop died
+            await asyncio.wait({runtime._loops[0]})
+            assert not await runtime.healthy()
+        finally:
+            await runtime.close()
