@@ -123,11 +123,18 @@ class Updates:
         return {"update_id": self.next_id(), "message": message}
 
     def press(
-        self, user: TgUser, chat_id: int, message_id: int, data: str, text: str = "?"
+        self,
+        user: TgUser,
+        chat_id: int,
+        message_id: int,
+        data: Any,
+        text: str = "?",
+        keyboard: list[list[dict[str, Any]]] | None = None,
     ) -> dict[str, Any]:
-        """An update for a button press on a message."""
+        """An update for a button press on a message (which, as in Telegram, comes with
+        its inline keyboard, if it has one)."""
         update_id = self.next_id()
-        return {
+        update = {
             "update_id": update_id,
             "callback_query": {
                 "id": f"cb{update_id}",
@@ -142,6 +149,9 @@ class Updates:
                 },
             },
         }
+        if keyboard:
+            update["callback_query"]["message"]["reply_markup"] = {"inline_keyboard": keyboard}
+        return update
 
 
 class Harness:
@@ -230,7 +240,9 @@ class Harness:
     ) -> dict[str, Any]:
         """An update for a button press on a message the simulated chat shows."""
         found = [m for m in self.sim.messages(chat_id) if m.message_id == message_id]
-        return self.updates.press(user, chat_id, message_id, data, found[0].text if found else "?")
+        if not found:
+            return self.updates.press(user, chat_id, message_id, data)
+        return self.updates.press(user, chat_id, message_id, data, found[0].text, found[0].keyboard)
 
     async def press(self, user: TgUser, chat_id: int, message_id: int, data: str) -> dict[str, Any]:
         """Press a button; return the callback answer the bot gave."""
