@@ -39,6 +39,10 @@ async def test_every_command_delivered_twice_at_once_replies_once(redis_server_u
         assert await twice(a, GROUP, "/newgame") == 1  # the lobby
         assert await twice(a, GROUP, "/newgame") == 1  # "a game is already open"
         assert await twice(b, GROUP, "/join") == 1  # "you joined"; the lobby is edited
+        stranger = TgUser(4343, "Stranger")  # never opened the bot: a deep link, once
+        assert await twice(stranger, GROUP, "/join") == 1
+        link = h.sim.last(GROUP).button(h.tr("🤖 Open the bot"))
+        assert link["url"] == f"https://t.me/coup_test_bot?start=j{game[0]}"
         assert await twice(a, GROUP, "/board") == 1
         assert await twice(b, GROUP, "/leave") == 1
         assert await twice(b, b.id, f"/start j{game[0]}") == 1  # welcome and joined, one message

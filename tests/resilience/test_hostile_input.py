@@ -143,6 +143,9 @@ async def test_hostile_updates_answer_200_log_once_and_change_nothing(
         id_as_text = h.message_update(actor, GROUP, "/help")
         id_as_text["message"]["from"]["id"] = "1000"
         surrogate_name = press("nonsense", actor.id, prompt.message_id, TgUser(actor.id, "\ud800"))
+        name_as_number = press("nonsense", actor.id, prompt.message_id)
+        name_as_number["callback_query"]["from"]["first_name"] = 5
+        h.sim.admins.add((GROUP, actor.id))  # so that only the message can make it invalid
 
         # (what, body, whether the bot logs that it dropped it)
         cases: list[tuple[str, bytes | dict, bool]] = [
@@ -165,6 +168,8 @@ async def test_hostile_updates_answer_200_log_once_and_change_nothing(
             ("data a number", press(5, actor.id, prompt.message_id), False),
             ("lone surrogate in button data", press("\udcff.0.X", actor.id, 1), False),
             ("lone surrogate in a name", surrogate_name, False),
+            ("a name that is a number", name_as_number, False),
+            ("settings button on the table message", press("cfg.turn", GROUP, table), False),
             ("picker on a group message", press(steal, GROUP, table), False),
             ("Back on a group message", press(back, GROUP, table), False),
             ("decision on a group message", press(income, GROUP, table), False),
@@ -179,8 +184,7 @@ async def test_hostile_updates_answer_200_log_once_and_change_nothing(
             ("a poll without its fields", {"update_id": next_id(), "poll": {"id": 5}}, True),
         ]
         for what, body, drop_logged in cases:
-            if what == "picker on a message too old to edit":
-                h.sim.fail_next("editMessageText", 400, "Bad Request: message can't be edited")
+            prompt.editable = what != "picker on a message too old to edit"
             before, shown = await stored(h), screens(h, GROUP, actor.id)
             with logged() as records:
                 response = await h.post_raw(body)

@@ -48,7 +48,16 @@ def clean_name(raw: str, limit: int = NAME_LIMIT) -> str:
 
 def person_of(user: User) -> Person:
     """The service's view of a Telegram user."""
-    return Person(user.id, clean_name(user.full_name) or str(user.id), user.language_code)
+    name = clean_name(str(user.full_name)) or str(user.id)
+    language = user.language_code if isinstance(user.language_code, str) else None
+    return Person(user.id, name, language)
+
+
+def offers(message: object, data: str) -> bool:
+    """Whether a message (as Telegram sent it with the press) shows a button with `data`."""
+    markup = getattr(message, "reply_markup", None)
+    rows = getattr(markup, "inline_keyboard", None) or ()
+    return any(getattr(b, "callback_data", None) == data for row in rows for b in row)
 
 
 class Dispatcher:
@@ -195,7 +204,12 @@ class Dispatcher:
         self, query: CallbackQuery, person: Person, key: str, update_id: int
     ) -> CallbackAnswer:
         message = query.message
-        if message is None or message.chat.type not in GROUP_TYPES or key not in ui.SETTING_CHOICES:
+        if (
+            message is None
+            or message.chat.type not in GROUP_TYPES
+            or key not in ui.SETTING_CHOICES
+            or not offers(message, f"cfg.{key}")  # forged onto another message (the lobby)
+        ):
             return await self._not_valid(query, person)
         chat_id = message.chat.id
         if not await self._admin_check(person.id)(chat_id):
@@ -332,20 +346,7 @@ class Dispatcher:
             try:
                 await service.join(record.id, person, update_id, reply_to=origin)
             except NeedsStart:
-                pt = await service.translator_for(person)
-                return Reply(
-                    pt.gettext("{name}, open the bot and press Start, then you are in.").format(
-                        name=person.name
-                    ),
-                    [
-                        [
-                            {
-                                "text": pt.gettext("🤖 Open the bot"),
-                                "url": service.join_link(record.id),
-                            }
-                        ]
-                    ],
-                )
+                return await self._open_the_bot_first(person, record.id)
             return None
         if command == "leave":
             await service.leave_lobby_or_game(record.id, person, update_id, reply_to=origin)
@@ -357,6 +358,13 @@ class Dispatcher:
             await service.cancel(record.id, person, admin_check, update_id)
             return None
         return None
+
+    async def _open_the_bot_first(self, person: Person, game_id: str) -> Reply:
+        """The reply to /join from someone the bot may not write to yet: a deep link."""
+        t = await self.service.translator_for(person)
+        text = t.gettext("{name}, open the bot and press Start, then you are in.")
+        button = {"text": t.gettext("🤖 Open the bot"), "url": self.service.join_link(game_id)}
+        return Reply(text.format(name=person.name), [[button]])
 
     async def _private_command(
         self, command: str, args: str, person: Person, origin: Origin
