@@ -196,6 +196,20 @@ async def test_hostile_updates_answer_200_log_once_and_change_nothing(
             assert len(loud) == (1 if drop_logged else 0), (what, loud)
             assert await stored(h) == before, what
             assert screens(h, GROUP, actor.id) == shown, what
+        # Refused before they are read: no secret, or too big to be an update.
+        huge = b'{"update_id": 1, "pad": "' + b"x" * (2 << 20) + b'"}'
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        for what, request, status in (
+            ("no secret", h.http.post(h.url, json=press(income, actor.id, 1)), 403),
+            ("wrong secret", h.post(press(income, actor.id, 1), secret="x"), 403),
+            ("oversized", h.http.post(h.url, content=huge, headers=headers), 413),
+        ):
+            before = await stored(h)
+            with logged() as records:
+                response = await request
+            assert response.status_code == status, what
+            assert not [r for r in records if r.levelno >= logging.WARNING], what
+            assert await stored(h) == before, what
         # The game goes on as if nothing happened.
         answer = await h.press(actor, actor.id, prompt.message_id, income)
         assert answer["text"] == h.tr("✔️ Done.")

@@ -82,6 +82,7 @@ async def test_debug_logs_hold_neither_token_nor_secret(
     # The test means something only if the DEBUG lines that held them were written.
     assert "setWebhook" in logged and "Set Bot API URL" in logged, logged[-2000:]
     assert "[redacted]" in logged
+    assert '"POST /telegram HTTP/1.1" 200' in logged  # uvicorn's access lines still format
     assert token not in logged
     assert token.partition(":")[2] not in logged
     assert SECRET not in logged
