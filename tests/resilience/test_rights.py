@@ -132,3 +132,17 @@ async def test_a_flood_of_presses_gets_one_notice_then_quiet(redis_server_url: s
         calm = TgUser(31340, "Calm")
         answer = await h.press(calm, calm.id, 1, "nonsense")
         assert answer["text"] == h.tr("This button is not valid.")
+
+
+async def test_an_admin_check_telegram_cannot_answer_is_retried(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        admin = TgUser(6100, "Admin")
+        h.sim.admins.add((GROUP, admin.id))
+        h.sim.fail_next("getChatMember", 502, "Bad Gateway")
+        update = h.message_update(admin, GROUP, "/settings")
+        assert (await h.post(update)).status_code == 503  # Telegram sends it again later
+        assert h.sim.messages(GROUP) == []
+        assert (await h.post(update)).status_code == 200
+        await h.replied(GROUP)
+        settings_title = h.tr("⚙️ Settings for new games (admins can change them):")
+        assert [m.text for m in h.sim.messages(GROUP)] == [settings_title]

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from telegram import Bot, Update
+from telegram.error import BadRequest, NetworkError, RetryAfter
 
 from ..storage.store import Conflict
 from .answers import CallbackAnswer
@@ -80,6 +81,14 @@ def build_webhook_app(
         except (RedisError, Conflict, OSError) as err:
             log.error("update %s not applied, storage unavailable: %s", update_id, err)
             return PlainTextResponse("unavailable", status_code=503)
+        except (NetworkError, RetryAfter) as err:
+            # Telegram itself was out of reach (asking who is an admin, say): retried later.
+            # BadRequest is a NetworkError too, but it is a refusal that would come again.
+            if not isinstance(err, BadRequest):
+                log.error("update %s not applied, Telegram unreachable: %s", update_id, err)
+                return PlainTextResponse("unavailable", status_code=503)
+            log.exception("update %s failed, dropped", update_id)
+            return PlainTextResponse("error")
         except Exception:
             # A bug of ours: a retry would fail the same way, so say so once and drop it.
             log.exception("update %s failed, dropped", update_id)
