@@ -65,7 +65,7 @@ async def make_games(service: GameService, games: int, rng: random.Random) -> li
                 record.context,
                 buttons.encode_decision(decision, [p.id for p in game.players]),
             )
-            await service.press(person, data)
+            await service.press(person, data, chat_id=person.id)
         ids.append(game_id)
     return ids
 

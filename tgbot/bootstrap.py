@@ -27,7 +27,7 @@ from .rendering.i18n import DEFAULT_LANGUAGE, N_, CatalogError, Catalogs
 from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
-from .storage.keys import Keys
+from .storage.keys import CHAT_OWNER_PREFIX, Keys
 from .storage.store import Store, connect
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
@@ -296,9 +296,10 @@ def _counting_steps(
 ) -> Callable[[str], Awaitable[None]]:
     """Wrap the service's commit hook so that each committed step is counted by cause."""
 
-    async def committed(game_id: str) -> None:
-        metrics.STEPS.labels(metrics.cause.get()).inc()
+    async def committed(owner: str) -> None:
+        if not owner.startswith(CHAT_OWNER_PREFIX):  # a chat's reply is no game step
+            metrics.STEPS.labels(metrics.cause.get()).inc()
         if on_commit is not None:
-            await on_commit(game_id)
+            await on_commit(owner)
 
     return committed

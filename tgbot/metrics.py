@@ -46,7 +46,7 @@ cause: contextvars.ContextVar[str] = contextvars.ContextVar("cause", default="ot
 
 
 def update_kind(update: Update) -> str:
-    """A small fixed set of update kinds, fit for a label."""
+    """A small fixed set of update kinds, fit for a label (whatever shape the update has)."""
     if update.callback_query is not None:
         return "press"
     if update.my_chat_member is not None:
@@ -55,7 +55,7 @@ def update_kind(update: Update) -> str:
     if message is not None:
         if message.migrate_to_chat_id:
             return "migration"
-        if (message.text or "").startswith("/"):
+        if isinstance(message.text, str) and message.text.startswith("/"):
             return "command"
         return "message"
     return "other"

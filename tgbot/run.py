@@ -24,6 +24,7 @@ from telegram.ext import Application, ContextTypes, TypeHandler
 
 from .bootstrap import Runtime, make_bot
 from .config import Config
+from .logs import redact_secrets
 from .startup import CONFIG_EXIT, StartupError, listen_socket
 from .telegram.answers import CallbackAnswer
 from .telegram.webhook import build_webhook_app
@@ -182,6 +183,7 @@ def setup_logging(config: Config) -> None:
     logging.basicConfig(
         level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    redact_secrets(config.bot_token, config.webhook_secret or "")
     # httpx logs every request URL at INFO, and the URL holds the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
 

@@ -1,4 +1,8 @@
-"""The bot's webhook app in a process of its own, for tests that kill it (-9) and restart it."""
+"""The bot's webhook app in a process of its own, for tests that kill it (-9) and restart it.
+
+`bot_process run` instead runs the bot the way production does, through tgbot.run.run()
+with every setting from the environment (logging set up, webhook registered).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,16 @@ import sys
 
 import uvicorn
 
-from tgbot.config import Config
-from tgbot.run import webhook_app
+from tgbot.config import Config, load_config
+from tgbot.run import run, webhook_app
 
 
 def main() -> None:
-    """Serve on the port given as the only argument; settings come from the environment."""
+    """Serve on the port given as the only argument (or `run`); settings from the environment."""
     os.environ.setdefault("PTB_TIMEDELTA", "1")
+    if sys.argv[1] == "run":
+        run(load_config())
+        return
     config = Config(
         bot_token="123456:TEST-token",
         redis_url=os.environ["REDIS_URL"],

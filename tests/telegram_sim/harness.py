@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import socket
 import time
 import uuid
@@ -20,7 +21,7 @@ from tgbot.config import DEFAULT_LOCALES, Config, Deadlines
 from tgbot.rendering.i18n import Catalogs
 from tgbot.run import webhook_app
 from tgbot.service.records import GameRecord
-from tgbot.storage.keys import Keys
+from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.store import Store
 
 from .server import TelegramSim, build_sim_app
@@ -88,10 +89,16 @@ class Updates:
         return next(self._update_ids)
 
     def message(
-        self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
+        self,
+        user: TgUser,
+        chat_id: int,
+        text: str,
+        thread_id: int | None = None,
+        sender_chat: int | None = None,
     ) -> dict[str, Any]:
-        """An update carrying a text message (a command when it starts with /)."""
-        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+        """An update carrying a text message (a command when it starts with /); with
+        `sender_chat`, sent on behalf of that chat (as Telegram shows anonymous admins)."""
+        chat: dict[str, Any] = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
         if chat_id < 0:
             chat["title"] = "Coup group"
             if thread_id is not None:
@@ -110,14 +117,24 @@ class Updates:
         if thread_id is not None:
             message["message_thread_id"] = thread_id
             message["is_topic_message"] = True
+        if sender_chat is not None:
+            kind = "supergroup" if sender_chat == chat_id else "channel"
+            message["sender_chat"] = {"id": sender_chat, "type": kind, "title": "On behalf"}
         return {"update_id": self.next_id(), "message": message}
 
     def press(
-        self, user: TgUser, chat_id: int, message_id: int, data: str, text: str = "?"
+        self,
+        user: TgUser,
+        chat_id: int,
+        message_id: int,
+        data: Any,
+        text: str = "?",
+        keyboard: list[list[dict[str, Any]]] | None = None,
     ) -> dict[str, Any]:
-        """An update for a button press on a message."""
+        """An update for a button press on a message (which, as in Telegram, comes with
+        its inline keyboard, if it has one)."""
         update_id = self.next_id()
-        return {
+        update = {
             "update_id": update_id,
             "callback_query": {
                 "id": f"cb{update_id}",
@@ -132,6 +149,9 @@ class Updates:
                 },
             },
         }
+        if keyboard:
+            update["callback_query"]["message"]["reply_markup"] = {"inline_keyboard": keyboard}
+        return update
 
 
 class Harness:
@@ -179,26 +199,50 @@ class Harness:
         _forward_webhook_reply(self.sim, response)
         return response
 
+    async def post_raw(
+        self, body: bytes | dict[str, Any], url: str | None = None
+    ) -> httpx.Response:
+        """Deliver a body as it is (a dict as ASCII JSON, so that lone surrogates travel as
+        \\u escapes, the way Telegram's JSON may carry them), with the right secret."""
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
+        response = await self.http.post(url or self.url, content=content, headers=headers)
+        _forward_webhook_reply(self.sim, response)
+        return response
+
     def message_update(
-        self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
+        self,
+        user: TgUser,
+        chat_id: int,
+        text: str,
+        thread_id: int | None = None,
+        sender_chat: int | None = None,
     ) -> dict[str, Any]:
         """An update carrying a text message (a command when it starts with /)."""
-        return self.updates.message(user, chat_id, text, thread_id)
+        return self.updates.message(user, chat_id, text, thread_id, sender_chat)
 
     async def say(
         self, user: TgUser, chat_id: int, text: str, thread_id: int | None = None
     ) -> httpx.Response:
-        """Send a message (or command) as a user."""
+        """Send a message (or command) as a user; return once its reply is delivered."""
         response = await self.post(self.message_update(user, chat_id, text, thread_id))
         assert response.status_code == 200, response.text
+        await self.replied(chat_id)
         return response
+
+    async def replied(self, chat_id: int, timeout: float = 10.0) -> None:
+        """Wait until the bot has delivered every reply it queued for a chat (replies are
+        queued before the webhook answers, so this follows any update posted before)."""
+        await self.delivered(chat_owner(chat_id), timeout)
 
     def press_update(
         self, user: TgUser, chat_id: int, message_id: int, data: str
     ) -> dict[str, Any]:
         """An update for a button press on a message the simulated chat shows."""
         found = [m for m in self.sim.messages(chat_id) if m.message_id == message_id]
-        return self.updates.press(user, chat_id, message_id, data, found[0].text if found else "?")
+        if not found:
+            return self.updates.press(user, chat_id, message_id, data)
+        return self.updates.press(user, chat_id, message_id, data, found[0].text, found[0].keyboard)
 
     async def press(self, user: TgUser, chat_id: int, message_id: int, data: str) -> dict[str, Any]:
         """Press a button; return the callback answer the bot gave."""
@@ -218,11 +262,12 @@ class Harness:
         raise AssertionError(f"no button {text_part!r} in chat {chat_id}")
 
     async def delivered(self, game_id: str, timeout: float = 10.0) -> None:
-        """Wait until the bot has delivered every message the game's steps queued."""
+        """Wait until the bot has delivered every message the game's steps (or, for an
+        outbox owner like chat_owner(chat), a chat's replies) queued."""
         deadline = time.monotonic() + timeout
         while await self.store.outbox_head(game_id) is not None:
             if time.monotonic() > deadline:
-                raise AssertionError(f"game {game_id} still has undelivered messages")
+                raise AssertionError(f"outbox {game_id} still has undelivered messages")
             await asyncio.sleep(0.01)
 
     async def until(self, check: Callable[[], bool], timeout: float = 10.0) -> None:

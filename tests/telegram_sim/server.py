@@ -2,7 +2,8 @@
 
 It assigns message ids, keeps every chat's messages with their keyboards, applies edits,
 answers callbacks, records every call per chat, and can be told to fail like Telegram
-(403 Forbidden, 400 "message is not modified", 429 with retry_after).
+(403 Forbidden, 400 "message is not modified" or "message can't be edited", 429 with
+retry_after).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class SimMessage:
     keyboard: list[list[dict[str, Any]]] | None
     thread_id: int | None = None
     edits: int = 0
+    editable: bool = True  # False: Telegram refuses edits ("message can't be edited")
 
     def buttons(self) -> list[dict[str, Any]]:
         """All inline buttons, row by row."""
@@ -201,6 +203,8 @@ class TelegramSim:
         if not found:
             return _error(400, "Bad Request: message to edit not found")
         message = found[0]
+        if not message.editable:
+            return _error(400, "Bad Request: message can't be edited")
         keyboard = _keyboard(p)
         if message.text == p.get("text") and message.keyboard == keyboard:
             return _error(

@@ -10,6 +10,7 @@ import contextlib
 import json
 import logging
 import random
+import re
 import secrets
 import string
 import time
@@ -22,9 +23,10 @@ from ..engine import Game, IllegalDecision, Reason, game_to_dict, view_of
 from ..engine import events as ev
 from ..rendering import buttons, ui
 from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
+from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
-from .results import CallbackResult, Person, Reply, UserError
+from .results import CallbackResult, Origin, Person, Reply, UserError
 from .step_messages import StepMessages, group_send
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,7 @@ RECORD_TTL_S = 7 * 24 * 3600  # an untouched game is dropped after a week
 FINISHED_TTL_S = 24 * 3600
 DEADLINE_LEASE_MS = 30_000
 AI_NAMES = [N_("Nino"), N_("Levan"), N_("Tamar"), N_("Giorgi"), N_("Mariam")]
+JOIN_PAYLOAD = re.compile(r"j[a-z0-9]{6,16}")  # /start j<game id>, the lobby's deep link
 
 
 class _Skip(Exception):
@@ -47,11 +50,26 @@ class Duplicate(Exception):
     """The update was applied before: this delivery changes nothing."""
 
 
-AdminCheck = Callable[[], Awaitable[bool]]
+# Whether the person is an admin of the given group: always asked about the game's own
+# group, never about the chat a press or command came from.
+AdminCheck = Callable[[int], Awaitable[bool]]
 
 
-async def _never_admin() -> bool:
+async def _never_admin(_: int) -> bool:
     return False
+
+
+def reply_op(origin: Origin, reply: Reply) -> dict[str, Any]:
+    """The outbox entry of a reply to an update, in the chat (and topic) it came from."""
+    return {
+        "op": "send",
+        "chat": origin.chat_id,
+        "thread": origin.thread_id,
+        "text": reply.text,
+        "kb": reply.keyboard,
+        "ref": None,
+        "direct": True,
+    }
 
 
 class GameService:
@@ -126,8 +144,12 @@ class GameService:
         change: Callable[[GameRecord, dict[str, str | None], Writes], None],
         extra_watch: tuple[str, ...] = (),
         update_id: int | None = None,
+        reply: tuple[Origin, Reply] | None = None,
     ) -> GameRecord:
-        """Load the game, let `change` alter it and queue writes, save compare-and-set."""
+        """Load the game, let `change` alter it and queue writes, save compare-and-set.
+
+        `reply` goes to the outbox of the chat the update came from, in the same transaction.
+        """
         key = self.keys.game(game_id)
         result: list[GameRecord] = []
         update_key = self.keys.update(update_id) if update_id is not None else None
@@ -142,6 +164,8 @@ class GameService:
             record = GameRecord.from_dict(json.loads(raw))
             writes = Writes(mark_update=update_id)
             change(record, seen, writes)
+            if reply is not None:
+                writes.send(chat_owner(reply[0].chat_id), reply_op(*reply))
             record.rev += 1
             writes.set_json[key] = record.to_dict()
             if record.status in (OVER, CANCELLED):
@@ -156,11 +180,34 @@ class GameService:
         except _Skip:
             raise UserError(self.catalogs.get(None).gettext("This game is over.")) from None
         await self._committed(game_id)
+        if reply is not None:
+            await self._committed(chat_owner(reply[0].chat_id))
         return result[0]
 
-    async def _committed(self, game_id: str) -> None:
+    async def _committed(self, owner: str) -> None:
         if self.on_commit is not None:
-            await self.on_commit(game_id)
+            await self.on_commit(owner)
+
+    async def reply(self, origin: Origin, reply: Reply) -> None:
+        """Queue the reply to an update that changed nothing else, marking it applied.
+
+        The reply is not sent from the handler: it waits in the chat's outbox, written in
+        the same transaction as the update's mark, so two processes handed the same update
+        queue it once, and a crash before it is sent leaves it queued for the sweeper.
+        Raises Duplicate if the update was applied before.
+        """
+        update_key = self.keys.update(origin.update_id)
+        owner = chat_owner(origin.chat_id)
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if seen[update_key]:
+                raise Duplicate
+            writes = Writes(mark_update=origin.update_id)
+            writes.send(owner, reply_op(origin, reply))
+            return writes
+
+        await self.store.atomic([update_key], build)
+        await self._committed(owner)
 
     def _apply_step(
         self, record: GameRecord, game: Game, events: list[Any], writes: Writes
@@ -319,12 +366,22 @@ class GameService:
         await self._committed(game_id)
         return None
 
-    async def join(self, game_id: str, person: Person, update_id: int | None = None) -> str:
-        """Add a person to a lobby; return the confirmation to show them."""
+    async def join(
+        self,
+        game_id: str,
+        person: Person,
+        update_id: int | None = None,
+        reply_to: Origin | None = None,
+        lead: str = "",
+    ) -> str:
+        """Add a person to a lobby; return the confirmation to show them.
+
+        With `reply_to`, the confirmation (after `lead`) is also queued as the reply there.
+        """
         prefs = await self.store.user_prefs(person.id)
         t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
         if prefs.get("dm") != "1":
-            raise _NeedsStart(game_id)
+            raise NeedsStart(game_id)
         user_key = self.keys.user_game(person.id)
 
         def change(record: GameRecord, seen: dict[str, str | None], writes: Writes) -> None:
@@ -342,13 +399,22 @@ class GameService:
             writes.expire[user_key] = RECORD_TTL_S
             writes.send(record.id, self._lobby_edit(record))
 
-        await self._mutate(game_id, change, (user_key,), update_id)
-        return t.gettext("✋ You joined the game.")
+        text = t.gettext("✋ You joined the game.")
+        reply = None if reply_to is None else (reply_to, Reply(_joined(lead, text)))
+        await self._mutate(game_id, change, (user_key,), update_id, reply)
+        return text
 
     async def leave_lobby_or_game(
-        self, game_id: str, person: Person, update_id: int | None = None
+        self,
+        game_id: str,
+        person: Person,
+        update_id: int | None = None,
+        reply_to: Origin | None = None,
     ) -> str:
-        """Leave a lobby, or a running game (all your cards turn face up)."""
+        """Leave a lobby, or a running game (all your cards turn face up).
+
+        With `reply_to`, the confirmation is also queued as the reply there.
+        """
         t = await self.translator_for(person)
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
@@ -370,8 +436,10 @@ class GameService:
             writes.delete.append(self.keys.user_game(person.id))
             self._apply_step(record, game, events, writes)
 
-        await self._mutate(game_id, change, (), update_id)
-        return t.gettext("🚪 You left the game.")
+        text = t.gettext("🚪 You left the game.")
+        reply = None if reply_to is None else (reply_to, Reply(text))
+        await self._mutate(game_id, change, (), update_id, reply)
+        return text
 
     async def start_game(
         self, game_id: str, person: Person | None, update_id: int | None = None
@@ -453,11 +521,11 @@ class GameService:
         is_admin: AdminCheck = _never_admin,
         update_id: int | None = None,
     ) -> None:
-        """Cancel a game (its creator or a group admin)."""
+        """Cancel a game (its creator or an admin of the game's group)."""
         t = await self.translator_for(person)
         raw = await self.store.get_json(self.keys.game(game_id))
         creator = raw is not None and raw.get("creator") == person.id
-        if raw is not None and not creator and not await is_admin():
+        if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(t.gettext("Only the game's creator or an admin can cancel it."))
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
@@ -520,6 +588,10 @@ class GameService:
         if settings:
             await self.store.set_chat_settings(new_chat_id, **settings)
 
+    def join_link(self, game_id: str) -> str:
+        """The deep link that opens the bot privately and joins the lobby at Start."""
+        return f"https://t.me/{self.bot_username}?start=j{game_id}"
+
     # ---- playing -------------------------------------------------------------------
 
     async def press(
@@ -528,19 +600,29 @@ class GameService:
         data: str,
         update_id: int | None = None,
         is_admin: AdminCheck = _never_admin,
+        chat_id: int | None = None,
     ) -> CallbackResult:
-        """A button was pressed: check it is current and theirs, then apply it."""
+        """A button was pressed in `chat_id`: check it is current and theirs, then apply it.
+
+        A button counts only on the kind of message it was made for: lobby buttons on the
+        game's group, prompt buttons in the presser's own private chat.
+        """
         t = await self.translator_for(person)
+        invalid = CallbackResult(t.gettext("This button is not valid."), alert=True)
         try:
             pressed = buttons.unpack(data)
         except buttons.BadButton:
-            return CallbackResult(t.gettext("This button is not valid."), alert=True)
-        if pressed.code in buttons.LOBBY_CODES:
-            return await self._lobby_press(person, pressed, t, update_id, is_admin)
+            return invalid
         raw = await self.store.get_json(self.keys.game(pressed.game_id))
         if raw is None:
             return CallbackResult(t.gettext("This game is over."))
         record = GameRecord.from_dict(raw)
+        if pressed.code in buttons.LOBBY_CODES:
+            if chat_id != record.chat_id:
+                return invalid
+            return await self._lobby_press(person, pressed, t, update_id, is_admin)
+        if chat_id != person.id:
+            return invalid
         if record.status != PLAYING:
             return CallbackResult(t.gettext("This game is over."))
         if record.seat(person.id) is None:
@@ -611,8 +693,8 @@ class GameService:
                 return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
             await self.cancel(pressed.game_id, person, is_admin, update_id)
             return CallbackResult(t.gettext("✖️ Cancelled."))
-        except _NeedsStart:
-            return CallbackResult(url=f"https://t.me/{self.bot_username}?start=j{pressed.game_id}")
+        except NeedsStart:
+            return CallbackResult(url=self.join_link(pressed.game_id))
         except UserError as err:
             return CallbackResult(err.text, alert=True)
 
@@ -722,25 +804,37 @@ class GameService:
             rows.append((names.get(member, member), wins, played))
         return Reply(ui.leaderboard_text(t, rows))
 
-    async def private_started(self, person: Person, payload: str | None) -> list[str]:
-        """/start in private: the bot may now write to this person; join a lobby if asked."""
+    async def private_started(
+        self, person: Person, payload: str | None, origin: Origin | None = None
+    ) -> None:
+        """/start in private: the bot may now write to this person; join a lobby if asked.
+
+        The welcome (and the join's outcome) is queued as the reply to `origin`, if given.
+        """
         await self.store.set_user_prefs(person.id, dm="1", name=person.name)
         t = await self.translator_for(person)
-        texts = [ui.start_text(t)]
-        if payload and payload.startswith("j") and len(payload) > 1:
+        text = ui.start_text(t)
+        if payload and JOIN_PAYLOAD.fullmatch(payload):
+            update_id = None if origin is None else origin.update_id
             try:
-                texts.append(await self.join(payload[1:], person))
+                await self.join(payload[1:], person, update_id, origin, lead=text)
+                return
             except UserError as err:
-                texts.append(err.text)
-        return texts
+                text = _joined(text, err.text)
+        if origin is not None:
+            await self.reply(origin, Reply(text))
 
     async def person_unreachable(self, user_id: int) -> None:
         """Telegram refused a private message (403): remember it."""
         await self.store.set_user_prefs(user_id, dm="0")
 
 
-class _NeedsStart(Exception):
+class NeedsStart(Exception):
     """The person must open the bot privately before joining."""
+
+
+def _joined(lead: str, text: str) -> str:
+    return f"{lead}\n\n{text}" if lead else text
 
 
 def refusal_text(t: Translator, reason: Reason) -> str:

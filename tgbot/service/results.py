@@ -16,9 +16,18 @@ class Person:
     language_code: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an update came from: its id, and the chat (and forum topic) replies go to."""
+
+    update_id: int
+    chat_id: int
+    thread_id: int | None = None
+
+
 @dataclass(slots=True)
 class Reply:
-    """A message to send at once in the chat the update came from."""
+    """A message to send in the chat the update came from (queued with the update's step)."""
 
     text: str
     keyboard: Keyboard | None = None

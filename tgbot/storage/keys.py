@@ -1,12 +1,24 @@
 """Every Redis key the bot uses, in one place.
 
 One game's keys share the hash tag ``{g:<id>}`` so that they could live on one Redis
-Cluster slot.
+Cluster slot. Outboxes belong to an *owner*: a game (its id), or a chat for the replies to
+commands that no game holds (``c:<chat id>``, tagged ``{c:<chat id>}``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+CHAT_OWNER_PREFIX = "c:"
+
+
+def chat_owner(chat_id: int) -> str:
+    """The outbox owner of a chat's replies (a game id never contains a colon)."""
+    return f"{CHAT_OWNER_PREFIX}{chat_id}"
+
+
+def _tag(owner: str) -> str:
+    return owner if owner.startswith(CHAT_OWNER_PREFIX) else f"g:{owner}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,17 +31,17 @@ class Keys:
         """The game record (JSON, with its revision)."""
         return f"{self.prefix}:{{g:{game_id}}}:game"
 
-    def outbox(self, game_id: str) -> str:
-        """Messages the game's steps produced and the sender has not delivered yet."""
-        return f"{self.prefix}:{{g:{game_id}}}:outbox"
+    def outbox(self, owner: str) -> str:
+        """Messages a game's steps (or a chat's replies) queued, not delivered yet."""
+        return f"{self.prefix}:{{{_tag(owner)}}}:outbox"
 
-    def messages(self, game_id: str) -> str:
+    def messages(self, owner: str) -> str:
         """Hash: message reference -> Telegram message id (to edit later)."""
-        return f"{self.prefix}:{{g:{game_id}}}:msgs"
+        return f"{self.prefix}:{{{_tag(owner)}}}:msgs"
 
-    def sending(self, game_id: str) -> str:
-        """Lock held while one process delivers the game's outbox."""
-        return f"{self.prefix}:{{g:{game_id}}}:sending"
+    def sending(self, owner: str) -> str:
+        """Lock held while one process delivers the owner's outbox."""
+        return f"{self.prefix}:{{{_tag(owner)}}}:sending"
 
     def chat_game(self, chat_id: int) -> str:
         """The open game of a group."""

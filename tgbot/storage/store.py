@@ -57,6 +57,7 @@ MAX_CAS_ATTEMPTS = 60
 REDIS_CONNECTIONS = 100  # per process
 REDIS_POOL_WAIT_S = 10.0
 FINISHED_GAME_TTL = 24 * 3600
+UPDATE_MARK_TTL_S = 3 * 24 * 3600  # longer than Telegram keeps retrying an update
 
 
 class Conflict(Exception):
@@ -172,7 +173,7 @@ class Store:
         if writes.deadline_clear:
             pipe.zrem(keys.deadlines, *writes.deadline_clear)
         if writes.mark_update is not None:
-            pipe.set(keys.update(writes.mark_update), "1", ex=3 * 24 * 3600)
+            pipe.set(keys.update(writes.mark_update), "1", ex=UPDATE_MARK_TTL_S)
         for key, name, amount in writes.hincr:
             pipe.hincrby(key, name, amount)
         for key, member, amount in writes.zincr:
@@ -280,6 +281,31 @@ class Store:
     async def set_chat_settings(self, chat_id: int, **values: str) -> None:
         """Store some of a group's settings."""
         await self.redis.hset(self.keys.chat_settings(chat_id), mapping=values)
+
+    async def change_chat_settings(
+        self, chat_id: int, update_id: int, change: Callable[[dict[str, str]], dict[str, str]]
+    ) -> dict[str, str] | None:
+        """Change a group's settings from their current values, compare-and-set, and mark
+        the update applied in the same transaction; None if it was applied before."""
+        key, mark = self.keys.chat_settings(chat_id), self.keys.update(update_id)
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(key, mark)
+                    if await pipe.exists(mark):
+                        return None
+                    raw = await pipe.hgetall(key)
+                    current = {k.decode(): v.decode() for k, v in raw.items()}
+                    values = change(current)
+                    pipe.multi()
+                    if values:
+                        pipe.hset(key, mapping=values)
+                    pipe.set(mark, "1", ex=UPDATE_MARK_TTL_S)
+                    await pipe.execute()
+                    return {**current, **values}
+                except WatchError:
+                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
 
     async def hash(self, key: str) -> dict[str, str]:
         """A whole hash."""

@@ -209,7 +209,8 @@ class Sender:
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         if op["chat"] < 0 and not await self._admitted(op["chat"]):
             raise _Deferred
-        await self.bot_slot()
+        if not op.get("direct"):  # a reply to a person is outside the queued share
+            await self.bot_slot()
         try:
             message = await self.bot.send_message(
                 chat_id=op["chat"],
@@ -260,6 +261,8 @@ class Sender:
     async def _unreachable(self, op: dict[str, Any]) -> None:
         """A private message was refused: note it, and tell the group how to fix it."""
         user_id = op["chat"]
+        if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
+            return
         already_known = (await self.store.user_prefs(user_id)).get("dm") == "0"
         await self.store.set_user_prefs(user_id, dm="0")
         note = op.get("unreachable")

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from telegram import Bot, Update
+from telegram.error import BadRequest, NetworkError, RetryAfter
 
 from ..storage.store import Conflict
 from .answers import CallbackAnswer
@@ -51,28 +52,49 @@ def build_webhook_app(
             body += chunk
             if len(body) > MAX_BODY_BYTES:
                 return PlainTextResponse("too large", status_code=413)
+        # The secret matched, so Telegram sent it: any answer but 200 would only make
+        # Telegram send it again for hours. What we cannot use is dropped with one log line
+        # (no traceback). Only a storage outage answers 503, so that Telegram retries it.
         try:
             data = json.loads(body)
-            if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-                raise ValueError("not an update")
-        except ValueError as err:
-            log.warning("malformed update refused: %s", err)
-            return PlainTextResponse("bad request", status_code=400)
+        except (ValueError, RecursionError) as err:
+            log.warning("undecodable update dropped: %s", type(err).__name__)
+            return PlainTextResponse("ignored")
+        if not isinstance(data, dict) or type(data.get("update_id")) is not int:
+            log.warning("body without an update_id dropped")
+            return PlainTextResponse("ignored")
+        update_id = data["update_id"]
         try:
             update = Update.de_json(data, bot)
-        except (ValueError, TypeError, KeyError) as err:
-            # The secret matched, so Telegram sent it: an error answer would only make
-            # Telegram send it again and again. Drop it, loudly.
-            log.error("update %s could not be read, dropped: %r", data["update_id"], err)
+            query = update.callback_query
+            # de_json lets some required fields through missing or of the wrong type.
+            if query is not None and (not isinstance(query.id, str) or query.from_user is None):
+                raise TypeError("callback_query without id or sender")
+            user, chat = update.effective_user, update.effective_chat
+            if (user is not None and type(user.id) is not int) or (
+                chat is not None and type(chat.id) is not int
+            ):
+                raise TypeError("a user or chat id that is not a number")
+        except Exception as err:  # python-telegram-bot raises all kinds on odd shapes
+            log.warning("update %s could not be read, dropped: %s", update_id, type(err).__name__)
             return PlainTextResponse("ignored")
         try:
             answer = await process(update)
         except (RedisError, Conflict, OSError) as err:
-            log.error("update %s not applied, storage unavailable: %s", update.update_id, err)
+            log.error("update %s not applied, storage unavailable: %s", update_id, err)
             return PlainTextResponse("unavailable", status_code=503)
+        except (NetworkError, RetryAfter) as err:
+            # Telegram itself was out of reach (asking who is an admin, say): retried later.
+            # BadRequest is a NetworkError too, but it is a refusal that would come again.
+            if not isinstance(err, BadRequest):
+                log.error("update %s not applied, Telegram unreachable: %s", update_id, err)
+                return PlainTextResponse("unavailable", status_code=503)
+            log.exception("update %s failed, dropped", update_id)
+            return PlainTextResponse("error")
         except Exception:
-            log.exception("update %s failed", update.update_id)
-            return PlainTextResponse("error", status_code=500)
+            # A bug of ours: a retry would fail the same way, so say so once and drop it.
+            log.exception("update %s failed, dropped", update_id)
+            return PlainTextResponse("error")
         if answer is not None:
             return JSONResponse(answer.webhook_reply())
         return PlainTextResponse("ok")
