@@ -210,16 +210,18 @@ class Game:
     ) -> None:
         self.variant = variant
         self.reserve = reserve  # the Treasury Reserve (Reformation); 0 in other games
-        self._actions: dict[Action, ActionSpec] = VARIANT_ACTIONS[variant]
-        self._responses = _RESPONSE_OPTIONS[variant]
-        self._characters = frozenset(characters(variant))
-        self._inquisitor = variant.inquisitor
-        self._reformation = variant.reformation
-        self._exchange_draw = INQUISITOR_EXCHANGE_DRAW if variant.inquisitor else EXCHANGE_DRAW
         # The clarifications of VARIANTS.md that would change base games (a card to lose
         # when both are alike is taken without asking; any own decision resets the AFK
-        # streak) apply in the new variants only: base games stay as they always were.
-        self._strict = variant is not Variant.BASE
+        # streak) apply in the new variants only (`_strict`): base games stay as they were.
+        (
+            self._actions,
+            self._responses,
+            self._characters,
+            self._inquisitor,
+            self._reformation,
+            self._exchange_draw,
+            self._strict,
+        ) = _VARIANT_RULES[variant]
         self.players = players
         self._by_id = {p.id: p for p in players}
         # Seating never changes, so who sits after whom is worked out once.
@@ -270,7 +272,8 @@ class Game:
         both are for tests and replays.
         """
         try:
-            variant = Variant.parse(variant) if isinstance(variant, str) else variant
+            if variant.__class__ is not Variant:
+                variant = Variant.parse(variant)
         except ValueError:
             raise IllegalDecision(Reason.BAD_SETUP, f"unknown variant {variant!r}") from None
         ids = list(player_ids)
@@ -578,10 +581,12 @@ class Game:
             phase is not _PH_ACTION_WINDOW or self._actions[self.turn.action].claim is None  # type: ignore[index]
         ):
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
-        if self._strict:
-            self._by_id[player_id].afk_turns = 0
         out: list[ev.Event] = []
-        if phase is _PH_ACTION_WINDOW and self._actions[self.turn.action].inverted:  # type: ignore[index]
+        if not self._strict:
+            self._challenge(player_id, out)
+            return self._settle(out)
+        self._by_id[player_id].afk_turns = 0
+        if phase is _PH_ACTION_WINDOW and self.turn.action is _AC_EMBEZZLE:
             self._challenge_embezzlement(player_id, out)
         else:
             self._challenge(player_id, out)
@@ -1113,6 +1118,32 @@ def _response_options(
 
 
 _RESPONSE_OPTIONS = {v: _response_options(VARIANT_ACTIONS[v]) for v in Variant}
+
+# What Game.__init__ reads for each variant: the action table, the response options, the
+# deck's characters, the two switches, the Exchange draw, and whether it is a new variant.
+_VARIANT_RULES: dict[
+    Variant,
+    tuple[
+        dict[Action, ActionSpec],
+        dict[tuple[Phase, Action, bool], tuple[Decision, ...]],
+        frozenset[Character],
+        bool,
+        bool,
+        int,
+        bool,
+    ],
+] = {
+    v: (
+        VARIANT_ACTIONS[v],
+        _RESPONSE_OPTIONS[v],
+        frozenset(characters(v)),
+        v.inquisitor,
+        v.reformation,
+        INQUISITOR_EXCHANGE_DRAW if v.inquisitor else EXCHANGE_DRAW,
+        v is not Variant.BASE,
+    )
+    for v in Variant
+}
 
 # A hand of one or two face-down cards, in any order -> the cards one may turn up.
 _LOSE_OPTIONS: dict[tuple[Character, ...], tuple[LoseCard, ...]] = {
