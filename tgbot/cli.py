@@ -11,7 +11,7 @@ from .config import DEFAULT_LOCALES
 from .engine import Variant
 from .engine.events import Event
 from .rendering.i18n import Catalogs
-from .rendering.texts import describe
+from .rendering.texts import describe, variant_name
 from .simulation import simulate
 
 
@@ -45,11 +45,12 @@ def _variant(text: str) -> Variant:
         ) from None
 
 
-def public_log(events: list[Event], lang: str) -> str:
+def public_log(events: list[Event], lang: str, variant: Variant = Variant.BASE) -> str:
     """A game's public events as the group would read them."""
     t = Catalogs(DEFAULT_LOCALES).get(lang)
     names = {pid: f"P{pid}" for pid in range(1, 7)}
-    lines = [describe(e, t, names) for e in events if e.recipient is None]
+    lines = [variant_name(t, variant)] if variant is not Variant.BASE else []
+    lines += [describe(e, t, names) for e in events if e.recipient is None]
     return "\n".join(line for line in lines if line)
 
 
@@ -59,7 +60,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     summary, first = simulate(args.players, args.games, args.seed, args.variant)
     elapsed = time.perf_counter() - started
     if args.log and first is not None:
-        print(public_log(first.events, args.lang))
+        print(public_log(first.events, args.lang, args.variant))
         print()
     if args.variant is not Variant.BASE:
         print(f"variant: {args.variant.value}")
