@@ -97,13 +97,17 @@ def main() -> None:
         for name, play in plays.items():
             results[name].append(measure(play, args.seconds, seed=r))
     medians = {}
+    width = max(7, *(len(name) for name in results))
     for name, runs in results.items():
         gps = statistics.median(g for g, _ in runs)
         usd = statistics.median(u for _, u in runs)
         medians[name] = gps
-        label = f"{name:7s}" if name in ("ours", "coupml") else f"{name} (ours only)"
-        print(f"{label} {gps:8.0f} games/s  {usd:6.1f} us/decision  (median of {len(runs)})")
-    print(f"ratio ours/coupml: {medians['ours'] / medians['coupml']:.2f}")
+        print(
+            f"{name:{width}s} {gps:8.0f} games/s  {usd:6.1f} us/decision  (median of {len(runs)})"
+        )
+    print(f"ratio ours/coupml: {medians['ours'] / medians['coupml']:.2f} (base game)")
+    if not args.base_only:
+        print("the variants: our engine only (coupml has none)")
 
 
 if __name__ == "__main__":
