@@ -117,7 +117,7 @@ def test_scenario_05_same_seed_variant_and_decisions_give_the_same_game(
             events += play(game, random.Random(seed))
             runs.append((game_to_dict(game), [e.to_dict() for e in events]))
         assert runs[0] == runs[1]
-        assert [p[5] for p in runs[0][0]["players"]] == [p[5] for p in runs[1][0]["players"]]
+        assert [p[5:] for p in runs[0][0]["players"]] == [p[5:] for p in runs[1][0]["players"]]
 
 
 def test_the_variant_changes_the_game_for_the_same_seed() -> None:

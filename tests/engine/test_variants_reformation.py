@@ -158,6 +158,17 @@ def test_scenario_25_anyone_may_challenge_a_foreign_aid_block() -> None:
     check_invariants(game)
 
 
+def test_a_window_keeps_its_responders_apart_from_those_who_go_out() -> None:
+    game = stacked_game([(D, A), (CP, CT), (A, CT), (A, CP)], variant=REF, sides="LRLR")
+    game.apply(1, TakeAction(Action.FOREIGN_AID))
+    assert game.awaiting().players == (2, 4)
+    game.leave(2)
+    assert game.awaiting().players == (4,) and game.divided()
+    game.leave(4)  # no Reformist left: united, and nobody is left to answer
+    assert not game.divided() and game.player(1).coins == 4
+    assert game.awaiting() == (DecisionKind.TURN, (3,), None)
+
+
 def test_scenario_26_a_challenge_of_ones_own_allegiance_is_allowed() -> None:
     game = stacked_game([(CP, A), (CP, CT), (A, CT)], variant=REF, sides="LRL")
     game.apply(1, TakeAction(Action.TAX))
@@ -192,7 +203,7 @@ def test_scenario_28_united_players_may_target_each_other() -> None:
     game.apply(4, TakeAction(Action.STEAL, 3))
 
 
-def test_no_foreign_aid_block_and_no_target_of_ones_allegiance_while_divided() -> None:
+def test_five_players_coup_only_the_other_allegiance() -> None:
     game = stacked_game(
         [(D, A), (CP, CT), (A, CT), (CP, D), (D, CT)], variant=REF, sides="LRLRL", coins={1: 7}
     )

@@ -22,7 +22,8 @@ def _cards(names: list[str]) -> list[Character]:
 def game_to_dict(game: Game) -> dict[str, Any]:
     """Return the whole state as a JSON-safe dict (with a schema version)."""
     t = game.turn
-    return {
+    reformation = game.variant.reformation
+    data: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
         "variant": game.variant.value,
         "reserve": game.reserve,
@@ -32,15 +33,10 @@ def game_to_dict(game: Game) -> dict[str, Any]:
         "phase": game.phase.value,
         "treasury": game.treasury,
         "deck": [c.value for c in game.deck],
+        # The allegiance is a sixth column in Reformation games only (records stay small).
         "players": [
-            [
-                p.id,
-                p.coins,
-                [c.value for c in p.hidden],
-                [c.value for c in p.revealed],
-                p.afk_turns,
-                p.allegiance.value if p.allegiance else None,
-            ]
+            [p.id, p.coins, [c.value for c in p.hidden], [c.value for c in p.revealed], p.afk_turns]
+            + ([p.allegiance.value if p.allegiance else None] if reformation else [])
             for p in game.players
         ],
         "turn": {
@@ -51,11 +47,13 @@ def game_to_dict(game: Game) -> dict[str, Any]:
             "block": t.block_character.value if t.block_character else None,
             "waiting": list(t.waiting),
             "drawn": [c.value for c in t.drawn],
-            "shown": t.shown.value if t.shown else None,
         },
         "losses": list(game.losses),
         "winner": game.winner,
     }
+    if t.shown is not None:  # only while an Examine waits for the examiner
+        data["turn"]["shown"] = t.shown.value
+    return data
 
 
 def game_from_dict(data: dict[str, Any]) -> Game:
