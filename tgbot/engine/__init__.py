@@ -12,6 +12,7 @@ Typical use::
     events = game.apply(waiting.players[0], options[0], expected_version=game.version)
     events = game.apply_timeout()      # the RULES.md default for whoever is awaited
     events = game.leave(22)            # a player leaves: their cards turn face up
+    inq, _ = Game.new([1, 2], seed=7, variant="reformation+inquisitor")  # VARIANTS.md
     view = view_of(game, 11)           # what player 11 may know; view_of(game) for the group
     data = game_to_dict(game)          # JSON-safe, with a schema version
     same = game_from_dict(data)

@@ -326,7 +326,6 @@ class Game:
             for k in range(len(players)):
                 players[(start + k) % len(players)].allegiance = side
                 side = side.other
-            game._awaiting = game._compute_awaiting()
             opening.append(
                 ev.AllegiancesAssigned(
                     seats=tuple(ids),
