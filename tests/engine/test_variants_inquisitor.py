@@ -175,6 +175,15 @@ def test_scenario_10_failed_exchange_claim_costs_a_card_and_draws_nothing() -> N
     check_invariants(game)
 
 
+def test_an_exchange_with_one_possible_choice_is_kept_without_asking() -> None:
+    game = stacked_game([(D, D), (A, A), (CP, CT)], deck_top=(D,), variant=INQ)
+    game.apply(1, TakeAction(Action.EXCHANGE))
+    events = everyone_passes(game)
+    assert kinds(events)[-3:] == ["ExchangeKept", "ExchangeCompleted", "TurnStarted"]
+    assert game.player(1).hidden == [D, D] and game.awaiting().kind is DecisionKind.TURN
+    check_invariants(game)
+
+
 def test_exchange_actor_who_leaves_returns_the_drawn_card() -> None:
     game = stacked_game([(D, CT), (A, A), (CP, CT)], deck_top=(CP,), variant=INQ)
     deck_before = len(game.deck)

@@ -930,6 +930,10 @@ class Game:
             turn.drawn = [self.deck.pop() for _ in range(self._exchange_draw)]
             out.append(ev.ExchangeDrawn(me.id, tuple(turn.drawn)))
             self.phase = _PH_EXCHANGE
+            if self._strict:  # one answer (all the cards alike): kept without asking
+                keeps = _keep_options(tuple(me.hidden + turn.drawn), len(me.hidden))
+                if len(keeps) == 1:
+                    self._finish_exchange(list(keeps[0].cards), out)
             return
         if action is _AC_EMBEZZLE:
             amount = self.reserve
