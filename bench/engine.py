@@ -2,7 +2,8 @@
 
 Random legal play for both: pick a player who may decide, then one of their legal
 decisions, uniformly. Run: `python bench/engine.py [--seconds S] [--rounds R]`
-(coupml comes with `pip install -e '.[bench]'`).
+(coupml comes with `pip install -e '.[bench]'`). The base game is compared with coupml;
+the variants of VARIANTS.md (which coupml does not have) are reported for our engine only.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TypeVar
 
-from tgbot.engine import Game
+from tgbot.engine import Game, Variant
 
 PLAYERS = 6
 T = TypeVar("T")
@@ -27,9 +29,9 @@ def pick(driver: random.Random, options: Sequence[T]) -> T:
     return options[0] if len(options) == 1 else driver.choice(options)
 
 
-def ours(driver: random.Random) -> int:
+def ours(driver: random.Random, variant: Variant = Variant.BASE) -> int:
     """Play one game on our engine; return the number of decisions."""
-    game, _ = Game.new(list(range(1, PLAYERS + 1)), driver.getrandbits(64))
+    game, _ = Game.new(list(range(1, PLAYERS + 1)), driver.getrandbits(64), variant=variant)
     decisions = 0
     while not game.over:
         player = pick(driver, game.awaiting().players)
@@ -78,24 +80,34 @@ def measure(play: Callable[[random.Random], int], seconds: float, seed: int) -> 
 
 
 def main() -> None:
-    """Alternate the two engines for a few rounds and print the medians and the ratio."""
+    """Alternate the engines for a few rounds and print the medians and the ratio."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--base-only", action="store_true", help="skip the variants")
     args = parser.parse_args()
     print(f"machine: {platform.machine()} {platform.processor() or ''} cpus={os.cpu_count()}")
     print(f"python: {platform.python_implementation()} {platform.python_version()}")
-    results: dict[str, list[tuple[float, float]]] = {"ours": [], "coupml": []}
+    plays: dict[str, Callable[[random.Random], int]] = {"ours": ours, "coupml": coupml_game}
+    if not args.base_only:
+        for variant in list(Variant)[1:]:
+            plays[f"ours {variant.value}"] = partial(ours, variant=variant)
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name in plays}
     for r in range(args.rounds):
-        results["ours"].append(measure(ours, args.seconds, seed=r))
-        results["coupml"].append(measure(coupml_game, args.seconds, seed=r))
+        for name, play in plays.items():
+            results[name].append(measure(play, args.seconds, seed=r))
     medians = {}
+    width = max(7, *(len(name) for name in results))
     for name, runs in results.items():
         gps = statistics.median(g for g, _ in runs)
         usd = statistics.median(u for _, u in runs)
         medians[name] = gps
-        print(f"{name:7s} {gps:8.0f} games/s  {usd:6.1f} us/decision  (median of {len(runs)})")
-    print(f"ratio ours/coupml: {medians['ours'] / medians['coupml']:.2f}")
+        print(
+            f"{name:{width}s} {gps:8.0f} games/s  {usd:6.1f} us/decision  (median of {len(runs)})"
+        )
+    print(f"ratio ours/coupml: {medians['ours'] / medians['coupml']:.2f} (base game)")
+    if not args.base_only:
+        print("the variants: our engine only (coupml has none)")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from .config import DEFAULT_LOCALES
+from .engine import Variant
 from .engine.events import Event
 from .rendering.i18n import CatalogError, Catalogs
-from .rendering.texts import describe
+from .rendering.texts import describe, variant_name
 from .simulation import simulate
 
 
@@ -37,25 +38,45 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=1, metavar="S")
     sim.add_argument("--log", action="store_true", help="print the first game's public log")
     sim.add_argument("--lang", choices=("ka", "en"), default="ka", help="language of the log")
+    sim.add_argument(
+        "--variant",
+        type=_variant,
+        default=Variant.BASE,
+        metavar="V",
+        help="base, inquisitor, reformation or reformation+inquisitor",
+    )
     return parser
 
 
-def public_log(events: list[Event], lang: str) -> str:
+def _variant(text: str) -> Variant:
+    """Parse --variant: `reformation+inquisitor` and `reformation_inquisitor` both work."""
+    try:
+        return Variant.parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown variant {text!r}: base, inquisitor, reformation, reformation+inquisitor"
+        ) from None
+
+
+def public_log(events: list[Event], lang: str, variant: Variant = Variant.BASE) -> str:
     """A game's public events as the group would read them."""
     t = Catalogs(DEFAULT_LOCALES).get(lang)
     names = {pid: f"P{pid}" for pid in range(1, 7)}
-    lines = [describe(e, t, names) for e in events if e.recipient is None]
+    lines = [variant_name(t, variant)] if variant is not Variant.BASE else []
+    lines += [describe(e, t, names) for e in events if e.recipient is None]
     return "\n".join(line for line in lines if line)
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     """Play the games and print a summary (and optionally one game's public log)."""
     started = time.perf_counter()
-    summary, first = simulate(args.players, args.games, args.seed)
+    summary, first = simulate(args.players, args.games, args.seed, args.variant)
     elapsed = time.perf_counter() - started
     if args.log and first is not None:
-        print(public_log(first.events, args.lang))
+        print(public_log(first.events, args.lang, args.variant))
         print()
+    if args.variant is not Variant.BASE:
+        print(f"variant: {args.variant.value}")
     print(f"games: {summary.games}")
     print(f"decisions: {summary.decisions}")
     wins = ", ".join(f"{seat}: {summary.wins_by_seat[seat]}" for seat in range(1, args.players + 1))

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .engine import Game
+from .engine import Game, Variant
 from .engine.events import Event
 
 
@@ -28,9 +28,11 @@ class Summary:
     wins_by_seat: Counter[int] = field(default_factory=Counter)
 
 
-def play_random_game(player_ids: list[int], seed: int, driver: random.Random) -> PlayedGame:
+def play_random_game(
+    player_ids: list[int], seed: int, driver: random.Random, variant: Variant = Variant.BASE
+) -> PlayedGame:
     """Play one game: pick a player who may decide, then one of their legal decisions."""
-    game, events = Game.new(player_ids, seed)
+    game, events = Game.new(player_ids, seed, variant=variant)
     decisions = 0
     while not game.over:
         player = driver.choice(game.awaiting().players)
@@ -39,14 +41,16 @@ def play_random_game(player_ids: list[int], seed: int, driver: random.Random) ->
     return PlayedGame(game, events, decisions)
 
 
-def simulate(players: int, games: int, seed: int) -> tuple[Summary, PlayedGame | None]:
+def simulate(
+    players: int, games: int, seed: int, variant: Variant = Variant.BASE
+) -> tuple[Summary, PlayedGame | None]:
     """Play `games` random games of `players`; return the summary and the first game."""
     driver = random.Random(seed)
     ids = list(range(1, players + 1))
     summary = Summary()
     first: PlayedGame | None = None
     for _ in range(games):
-        played = play_random_game(ids, driver.getrandbits(64), driver)
+        played = play_random_game(ids, driver.getrandbits(64), driver, variant)
         first = first or played
         summary.games += 1
         summary.decisions += played.decisions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tgbot.engine import Character, Game
+from tgbot.engine import Allegiance, Character, Game, Variant
 from tgbot.engine.cards import full_deck
 from tgbot.engine.events import Event
 
@@ -15,6 +15,8 @@ D, A, CP, AM, CT = (
     Character.AMBASSADOR,
     Character.CONTESSA,
 )
+IQ = Character.INQUISITOR
+L, R = Allegiance.LOYALIST, Allegiance.REFORMIST
 
 
 def stacked_game(
@@ -25,14 +27,21 @@ def stacked_game(
     seed: int = 7,
     afk_limit: int = 2,
     coins: dict[int, int] | None = None,
+    variant: Variant = Variant.BASE,
+    sides: str | None = None,
+    reserve: int = 0,
 ) -> Game:
-    """Players 1..n sit in order with these hands; `deck_top` is drawn first."""
+    """Players 1..n sit in order with these hands; `deck_top` is drawn first.
+
+    `sides` sets the allegiances in seat order ("LRL": 1 Loyalist, 2 Reformist, ...) and
+    `reserve` moves coins from the treasury to the Treasury Reserve (Reformation games).
+    """
     wanted = [c for hand in hands for c in hand] + list(deck_top)
-    left = Counter(full_deck())
+    left = Counter(full_deck(variant))
     left.subtract(Counter(wanted))
     assert all(n >= 0 for n in left.values()), "more than 3 of a character"
     remaining = []
-    for card in full_deck():
+    for card in full_deck(variant):
         if left[card] > 0:
             remaining.append(card)
             left[card] -= 1
@@ -43,9 +52,16 @@ def stacked_game(
         keep_seating=True,
         first_player=first,
         afk_limit=afk_limit,
+        variant=variant,
     )
     for pid, amount in (coins or {}).items():
         set_coins(game, pid, amount)
+    if sides is not None:
+        for p, side in zip(game.players, sides, strict=True):
+            p.allegiance = L if side == "L" else R
+    if reserve:
+        game.treasury -= reserve
+        game.reserve += reserve
     return game
 
 
@@ -70,13 +86,21 @@ def only(events: list[Event], kind: str) -> Event:
 
 
 def check_invariants(game: Game) -> None:
-    """The invariants of RULES.md."""
+    """The invariants of RULES.md and VARIANTS.md."""
     assert game.coin_count() == 50
     assert game.treasury >= 0 and all(p.coins >= 0 for p in game.players)
+    assert game.reserve >= 0
+    if not game.variant.reformation:
+        assert game.reserve == 0
+        assert all(p.allegiance is None for p in game.players)
+    else:
+        assert all(isinstance(p.allegiance, Allegiance) for p in game.players)
     cards = Counter(game.deck) + Counter(game.turn.drawn)
     for p in game.players:
         cards += Counter(p.hidden) + Counter(p.revealed)
-    assert cards == Counter(full_deck())
+    assert cards == Counter(full_deck(game.variant))
+    if not game.turn.drawn:
+        assert len(game.deck) == 15 - 2 * len(game.players)
     for p in game.players:
         assert len(p.hidden) + len(p.revealed) == 2
         if not p.hidden:

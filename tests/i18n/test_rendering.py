@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.engine import Variant
 from tgbot.engine import events as ev
 from tgbot.engine.view import view_of
 from tgbot.rendering import ui
@@ -23,8 +24,10 @@ def georgian(text: str) -> bool:
 def test_every_event_type_renders_for_every_recipient_in_both_languages() -> None:
     seen: set[type] = set()
     driver = random.Random(11)
-    for seed in range(60):
-        played = play_random_game([1, 2, 3, 4], seed, driver)
+    games = [(seed, Variant.BASE) for seed in range(60)]
+    games += [(seed, v) for v in list(Variant)[1:] for seed in range(40)]
+    for seed, variant in games:
+        played = play_random_game([1, 2, 3, 4], seed, driver, variant)
         names = {i: f"N{i}" for i in range(1, 5)}
         for event in played.events:
             seen.add(type(event))

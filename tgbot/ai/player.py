@@ -2,7 +2,9 @@
 
 It plays its real cards, bluffs now and then, challenges claims that the cards it can see
 make unlikely, blocks when it holds the blocker (and bluffs a block when losing would cost
-it the game), and keeps its strongest cards.
+it the game), and keeps its strongest cards. In the variants of VARIANTS.md it embezzles
+when it holds no Duke, examines with a real Inquisitor, shows its weakest card and makes
+an examined player swap a strong one; the engine's legal options carry the allegiance rules.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ import random
 from math import comb
 
 from ..engine import (
-    ACTIONS,
+    VARIANT_ACTIONS,
     Action,
     Block,
     Challenge,
     Character,
     Decision,
     DecisionKind,
+    ForceExchange,
     KeepCards,
+    LetKeep,
     LoseCard,
     Pass,
     PlayerView,
@@ -33,8 +37,10 @@ KEEP_VALUE = {
     Character.CAPTAIN: 4,
     Character.ASSASSIN: 3,
     Character.CONTESSA: 2,
+    Character.INQUISITOR: 2,
     Character.AMBASSADOR: 1,
 }
+FORCE_FROM = 4  # make an examined player swap a card worth this much or more
 BLUFF_RATE = 0.15
 CHALLENGE_BELOW = 0.3  # challenge a claim the AI thinks is true less often than this
 
@@ -67,12 +73,17 @@ def choose(view: PlayerView, rng: random.Random) -> Decision:
         return _turn(view, legal, rng)
     if kind is DecisionKind.RESPONSE:
         return _respond(view, legal, rng)
-    if kind is DecisionKind.LOSE_CARD:
+    if kind is DecisionKind.LOSE_CARD or kind is DecisionKind.SHOW_CARD:
+        # Lose the weakest card; show the weakest, which an examiner has no reason to swap.
         return min(legal, key=lambda d: KEEP_VALUE[d.character])  # type: ignore[union-attr]
+    if kind is DecisionKind.EXAMINE:
+        strong = view.examined is not None and KEEP_VALUE[view.examined] >= FORCE_FROM
+        return ForceExchange() if strong and ForceExchange() in legal else LetKeep()
     return max(legal, key=lambda d: sum(KEEP_VALUE[c] for c in d.cards))  # type: ignore[union-attr]
 
 
 def _turn(view: PlayerView, legal: list[Decision], rng: random.Random) -> Decision:
+    table = VARIANT_ACTIONS[view.variant]
     actions: dict[Action, list[TakeAction]] = {}
     for d in legal:
         assert isinstance(d, TakeAction)
@@ -86,6 +97,8 @@ def _turn(view: PlayerView, legal: list[Decision], rng: random.Random) -> Decisi
 
     if Action.COUP in actions and (Action.INCOME not in actions or rng.random() < 0.9):
         return target_of(Action.COUP)
+    if Action.EMBEZZLE in actions and Character.DUKE not in mine and view.reserve >= 2:
+        return actions[Action.EMBEZZLE][0]  # the truth: nothing to fear from a challenge
     honest: list[Action] = []
     if Character.ASSASSIN in mine and Action.ASSASSINATE in actions:
         honest.append(Action.ASSASSINATE)
@@ -96,11 +109,14 @@ def _turn(view: PlayerView, legal: list[Decision], rng: random.Random) -> Decisi
     # Now and then take plain income anyway: two AIs stealing from each other and
     # blocking forever would never finish a game.
     if honest and rng.random() < 0.8:
-        return target_of(honest[0]) if ACTIONS[honest[0]].targeted else actions[honest[0]][0]
+        return target_of(honest[0]) if table[honest[0]].targeted else actions[honest[0]][0]
     if rng.random() < BLUFF_RATE:
         bluff = rng.choice([a for a in (Action.TAX, Action.STEAL) if a in actions])
-        return target_of(bluff) if ACTIONS[bluff].targeted else actions[bluff][0]
-    if Character.AMBASSADOR in mine and rng.random() < 0.5:
+        return target_of(bluff) if table[bluff].targeted else actions[bluff][0]
+    exchanger = table[Action.EXCHANGE].claim
+    if exchanger in mine and rng.random() < 0.5:
+        if Action.EXAMINE in actions and rng.random() < 0.4:
+            return target_of(Action.EXAMINE)
         return actions[Action.EXCHANGE][0]
     return actions[Action.FOREIGN_AID if rng.random() < 0.4 else Action.INCOME][0]
 
@@ -113,13 +129,18 @@ def _respond(view: PlayerView, legal: list[Decision], rng: random.Random) -> Dec
     if real_blocks:
         return real_blocks[0]
     window = view.awaiting.window
+    table = VARIANT_ACTIONS[view.variant]
     claimant: int | None
     claim: Character | None
     if window is Window.BLOCK_CHALLENGE:
         claimant, claim = view.blocker, view.block_character
     else:
         claimant = view.actor
-        claim = ACTIONS[view.action].claim if view.action is not None else None
+        claim = table[view.action].claim if view.action is not None else None
+    if view.action is Action.EMBEZZLE and window is Window.ACTION and claimant is not None:
+        # The claim is "no Duke": challenge only when a Duke looks likely.
+        p = holds_probability(view, claimant, Character.DUKE)
+        return Challenge() if p > 0.6 and Challenge() in legal else Pass()
     targeted_me = view.target == me
     if Challenge() in legal and claimant is not None and claim is not None:
         p = holds_probability(view, claimant, claim)

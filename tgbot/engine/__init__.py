@@ -6,12 +6,13 @@ reproducible from its seed and its decisions.
 
 Typical use::
 
-    game, events = Game.new([11, 22, 33], seed=42)   # 2-6 player ids
-    waiting = game.awaiting()          # kind (turn/response/lose_card/exchange) + players
+    game, events = Game.new([11, 22, 33], seed=42)   # 2-6 player ids; variant="base"
+    waiting = game.awaiting()          # kind (turn/response/lose_card/exchange/...) + players
     options = game.legal_decisions(waiting.players[0])
     events = game.apply(waiting.players[0], options[0], expected_version=game.version)
     events = game.apply_timeout()      # the RULES.md default for whoever is awaited
     events = game.leave(22)            # a player leaves: their cards turn face up
+    inq, _ = Game.new([1, 2], seed=7, variant="reformation+inquisitor")  # VARIANTS.md
     view = view_of(game, 11)           # what player 11 may know; view_of(game) for the group
     data = game_to_dict(game)          # JSON-safe, with a schema version
     same = game_from_dict(data)
@@ -22,16 +23,19 @@ with a `Reason` and leaves the game unchanged. `game.version` grows with every c
 Each event is public (`recipient is None`) or private to one player (`recipient`).
 """
 
-from .cards import ACTIONS, Action, ActionSpec, Character
+from .cards import ACTIONS, VARIANT_ACTIONS, Action, ActionSpec, Allegiance, Character, Variant
 from .decisions import (
     Awaiting,
     Block,
     Challenge,
     Decision,
     DecisionKind,
+    ForceExchange,
     KeepCards,
+    LetKeep,
     LoseCard,
     Pass,
+    ShowCard,
     TakeAction,
     Window,
 )
@@ -45,8 +49,10 @@ from .view import PlayerView, SeatView, view_of
 __all__ = [
     "ACTIONS",
     "SCHEMA_VERSION",
+    "VARIANT_ACTIONS",
     "Action",
     "ActionSpec",
+    "Allegiance",
     "Awaiting",
     "Block",
     "Challenge",
@@ -54,10 +60,12 @@ __all__ = [
     "Decision",
     "DecisionKind",
     "Event",
+    "ForceExchange",
     "Game",
     "GameRandom",
     "IllegalDecision",
     "KeepCards",
+    "LetKeep",
     "LoseCard",
     "Pass",
     "Phase",
@@ -65,7 +73,9 @@ __all__ = [
     "PrivateEvent",
     "Reason",
     "SeatView",
+    "ShowCard",
     "TakeAction",
+    "Variant",
     "Window",
     "game_from_dict",
     "game_to_dict",

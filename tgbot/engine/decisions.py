@@ -16,6 +16,8 @@ class DecisionKind(StrEnum):
     RESPONSE = "response"
     LOSE_CARD = "lose_card"
     EXCHANGE = "exchange"
+    SHOW_CARD = "show_card"  # Examine: the target picks the card to show the actor
+    EXAMINE = "examine"  # Examine: the actor lets the target keep it or forces a swap
 
 
 class Window(StrEnum):
@@ -65,7 +67,34 @@ class KeepCards:
     cards: tuple[Character, ...]
 
 
-Decision = TakeAction | Challenge | Block | Pass | LoseCard | KeepCards
+@dataclass(frozen=True, slots=True)
+class ShowCard:
+    """Examine: show the examiner this face-down card."""
+
+    character: Character
+
+
+@dataclass(frozen=True, slots=True)
+class LetKeep:
+    """Examine: let the target keep the card they showed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ForceExchange:
+    """Examine: make the target swap the card they showed for one from the deck."""
+
+
+Decision = (
+    TakeAction
+    | Challenge
+    | Block
+    | Pass
+    | LoseCard
+    | KeepCards
+    | ShowCard
+    | LetKeep
+    | ForceExchange
+)
 
 
 class Awaiting(NamedTuple):
@@ -82,6 +111,9 @@ CHALLENGE = Challenge()
 PASS = Pass()
 _BLOCKS = {c: Block(c) for c in Character}
 _LOSES = {c: LoseCard(c) for c in Character}
+_SHOWS = {c: ShowCard(c) for c in Character}
+LET_KEEP = LetKeep()
+FORCE_EXCHANGE = ForceExchange()
 _ACTIONS: dict[tuple[Action, int | None], TakeAction] = {}
 
 
@@ -93,6 +125,11 @@ def block_as(character: Character) -> Block:
 def lose(character: Character) -> LoseCard:
     """Return the shared LoseCard decision for a character."""
     return _LOSES[character]
+
+
+def show(character: Character) -> ShowCard:
+    """Return the shared ShowCard decision for a character."""
+    return _SHOWS[character]
 
 
 def take(action: Action, target: int | None = None) -> TakeAction:

@@ -21,6 +21,9 @@ class Reason(StrEnum):
     NO_SUCH_CARD = "no_such_card"
     BAD_SELECTION = "bad_selection"
     BAD_SETUP = "bad_setup"
+    NOT_IN_VARIANT = "not_in_variant"  # an action or character this variant does not have
+    SAME_ALLEGIANCE = "same_allegiance"  # Reformation: the table is divided
+    RESERVE_EMPTY = "reserve_empty"  # Embezzlement needs a coin in the Treasury Reserve
 
 
 class IllegalDecision(Exception):

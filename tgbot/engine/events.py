@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from .cards import Action, Character
+from .cards import Action, Allegiance, Character
 from .decisions import DecisionKind
 
 
@@ -209,6 +209,69 @@ class GameEnded(Event):
     winner: int
 
 
+# ---- public events of the variants (VARIANTS.md) -----------------------------------
+
+
+@dataclass(slots=True)
+class AllegiancesAssigned(Event):
+    """Reformation: every seat's starting allegiance, in seat order."""
+
+    seats: tuple[int, ...]
+    allegiances: tuple[Allegiance, ...]
+
+
+@dataclass(slots=True)
+class AllegianceChanged(Event):
+    """Reformation: `actor` converted `player`, who is now `allegiance`."""
+
+    actor: int
+    player: int
+    allegiance: Allegiance
+    reserve: int  # the Treasury Reserve after the payment
+
+
+@dataclass(slots=True)
+class CardShown(Event):
+    """Examine: `target` showed `actor` a face-down card (which one is private)."""
+
+    actor: int
+    target: int
+
+
+@dataclass(slots=True)
+class ExamineDecided(Event):
+    """Examine: `actor` let `target` keep the card, or made them swap it (`forced`)."""
+
+    actor: int
+    target: int
+    forced: bool
+
+
+@dataclass(slots=True)
+class EmbezzlementChallenged(Event):
+    """`challenger` says that `claimant`, who embezzles, holds a Duke."""
+
+    challenger: int
+    claimant: int
+
+
+@dataclass(slots=True)
+class EmbezzlerHadDuke(Event):
+    """The embezzler held a face-down Duke: the challenge succeeds, they lose influence."""
+
+    claimant: int
+    challenger: int
+
+
+@dataclass(slots=True)
+class EmbezzlerCleared(Event):
+    """The embezzler held no Duke: all their face-down `cards` are shown and replaced."""
+
+    claimant: int
+    cards: tuple[Character, ...]
+    challenger: int
+
+
 # ---- private events ------------------------------------------------------------------
 
 
@@ -239,6 +302,30 @@ class ExchangeKept(PrivateEvent):
     """The cards `player` kept after an exchange."""
 
     kept: tuple[Character, ...]
+
+
+@dataclass(slots=True)
+class ExaminedCard(PrivateEvent):
+    """Examine, to the examiner `player`: `target` showed them `character`."""
+
+    target: int
+    character: Character
+
+
+@dataclass(slots=True)
+class CardShownTo(PrivateEvent):
+    """Examine, to the target `player`: they showed `character` to `actor`."""
+
+    actor: int
+    character: Character
+
+
+@dataclass(slots=True)
+class CardsRedrawn(PrivateEvent):
+    """After a failed challenge of their Embezzlement, `player` drew `drawn` for `shown`."""
+
+    shown: tuple[Character, ...]
+    drawn: tuple[Character, ...]
 
 
 def event_types() -> list[type[Event]]:

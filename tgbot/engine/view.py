@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Action, Character
+from .cards import Action, Allegiance, Character, Variant
 from .decisions import Awaiting, Decision
 from .game import Game, Phase
 
@@ -17,6 +17,7 @@ class SeatView:
     coins: int
     revealed: tuple[Character, ...]
     cards_down: int
+    allegiance: Allegiance | None = None  # public, in Reformation games
 
     @property
     def alive(self) -> bool:
@@ -43,6 +44,11 @@ class PlayerView:
     version: int
     winner: int | None
     legal: tuple[Decision, ...]
+    variant: Variant = Variant.BASE
+    reserve: int = 0  # the Treasury Reserve: public
+    divided: bool = False  # Reformation: both allegiances are alive
+    # Examine: the card the target showed, for the examiner and the target only.
+    examined: Character | None = None
 
     def seat(self, player_id: int) -> SeatView:
         """Return one seat's public face."""
@@ -60,10 +66,18 @@ def view_of(game: Game, viewer: int | None = None) -> PlayerView:
     exchanging = (
         me is not None and game.phase is Phase.EXCHANGE and turn.actor == viewer and not over
     )
+    examined = (
+        turn.shown
+        if me is not None
+        and game.phase is Phase.EXAMINE_DECIDE
+        and viewer in (turn.actor, turn.target)
+        else None
+    )
     return PlayerView(
         viewer=viewer,
         seats=tuple(
-            SeatView(p.id, p.coins, tuple(p.revealed), len(p.hidden)) for p in game.players
+            SeatView(p.id, p.coins, tuple(p.revealed), len(p.hidden), p.allegiance)
+            for p in game.players
         ),
         my_cards=tuple(me.hidden) if me is not None else (),
         exchange_drawn=tuple(turn.drawn) if exchanging else (),
@@ -78,4 +92,8 @@ def view_of(game: Game, viewer: int | None = None) -> PlayerView:
         version=game.version,
         winner=game.winner,
         legal=tuple(game.legal_decisions(viewer)) if viewer is not None else (),
+        variant=game.variant,
+        reserve=game.reserve,
+        divided=game.divided(),
+        examined=examined,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from ..engine import Action, Character, DecisionKind
+from ..engine import Action, Allegiance, Character, DecisionKind, Variant
 from ..engine import events as ev
 from .i18n import N_, Translator
 
@@ -16,6 +16,7 @@ CHARACTER_NAMES: dict[Character, str] = {
     Character.CAPTAIN: N_("Captain"),
     Character.AMBASSADOR: N_("Ambassador"),
     Character.CONTESSA: N_("Contessa"),
+    Character.INQUISITOR: N_("Inquisitor"),
 }
 
 ACTION_NAMES: dict[Action, str] = {
@@ -26,6 +27,21 @@ ACTION_NAMES: dict[Action, str] = {
     Action.ASSASSINATE: N_("Assassinate"),
     Action.STEAL: N_("Steal"),
     Action.EXCHANGE: N_("Exchange"),
+    Action.EXAMINE: N_("Examine"),
+    Action.CONVERT: N_("Conversion"),
+    Action.EMBEZZLE: N_("Embezzlement"),
+}
+
+ALLEGIANCE_NAMES: dict[Allegiance, str] = {
+    Allegiance.LOYALIST: N_("Loyalist"),
+    Allegiance.REFORMIST: N_("Reformist"),
+}
+
+VARIANT_NAMES: dict[Variant, str] = {
+    Variant.BASE: N_("Base game"),
+    Variant.INQUISITOR: N_("Inquisitor"),
+    Variant.REFORMATION: N_("Reformation"),
+    Variant.REFORMATION_INQUISITOR: N_("Reformation + Inquisitor"),
 }
 
 
@@ -37,6 +53,16 @@ def character_name(t: Translator, character: Character) -> str:
 def action_name(t: Translator, action: Action) -> str:
     """An action's name."""
     return t.gettext(ACTION_NAMES[action])
+
+
+def allegiance_name(t: Translator, allegiance: Allegiance) -> str:
+    """An allegiance's name (Loyalist, Reformist)."""
+    return t.gettext(ALLEGIANCE_NAMES[allegiance])
+
+
+def variant_name(t: Translator, variant: Variant) -> str:
+    """A variant's name, for the board, the lobby and the log."""
+    return t.gettext(VARIANT_NAMES[variant])
 
 
 def cards_text(t: Translator, cards: Iterable[Character]) -> str:
@@ -71,6 +97,10 @@ class _Describer:
     def action_declared(self, e: ev.ActionDeclared) -> str:
         t = self.t
         actor, target = self.name(e.actor), self.name(e.target)
+        if e.action in _VARIANT_ACTIONS or (
+            e.action is Action.EXCHANGE and e.claim is Character.INQUISITOR
+        ):
+            return self.variant_action_declared(e).format(actor=actor, target=target, n=e.cost)
         if e.actor == self.you:
             text = {
                 Action.INCOME: t.gettext("💰 You take Income."),
@@ -106,6 +136,55 @@ class _Describer:
                 Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador and exchanges cards."),
             }[e.action]
         return text.format(actor=actor, target=target)
+
+    def variant_action_declared(self, e: ev.ActionDeclared) -> str:
+        """The declarations of VARIANTS.md (the Inquisitor's Exchange included)."""
+        t = self.t
+        mine, at_me = e.actor == self.you, e.target is not None and e.target == self.you
+        if e.action is Action.EXCHANGE:
+            if mine:
+                return t.gettext("🔄 You claim the Inquisitor and exchange a card.")
+            return t.gettext("🔄 {actor} claims the Inquisitor and exchanges a card.")
+        if e.action is Action.EXAMINE:
+            if mine:
+                return t.gettext("🔍 You claim the Inquisitor and examine {target}.")
+            if at_me:
+                return t.gettext("🔍 {actor} claims the Inquisitor and wants to examine you!")
+            return t.gettext("🔍 {actor} claims the Inquisitor and examines {target}.")
+        if e.action is Action.EMBEZZLE:
+            if mine:
+                return t.gettext("🐷 You say you have no Duke and embezzle the Reserve.")
+            return t.gettext("🐷 {actor} says they have no Duke and embezzles the Reserve.")
+        assert e.action is Action.CONVERT
+        if e.actor == e.target:
+            if mine:
+                return t.ngettext(
+                    "🔀 You pay {n} coin into the Reserve and change sides.",
+                    "🔀 You pay {n} coins into the Reserve and change sides.",
+                    e.cost,
+                )
+            return t.ngettext(
+                "🔀 {actor} pays {n} coin into the Reserve and changes sides.",
+                "🔀 {actor} pays {n} coins into the Reserve and changes sides.",
+                e.cost,
+            )
+        if mine:
+            return t.ngettext(
+                "🔀 You pay {n} coin into the Reserve to convert {target}.",
+                "🔀 You pay {n} coins into the Reserve to convert {target}.",
+                e.cost,
+            )
+        if at_me:
+            return t.ngettext(
+                "🔀 {actor} pays {n} coin into the Reserve to convert you.",
+                "🔀 {actor} pays {n} coins into the Reserve to convert you.",
+                e.cost,
+            )
+        return t.ngettext(
+            "🔀 {actor} pays {n} coin into the Reserve to convert {target}.",
+            "🔀 {actor} pays {n} coins into the Reserve to convert {target}.",
+            e.cost,
+        )
 
     def response_passed(self, e: ev.ResponsePassed) -> str:
         if e.player == self.you:
@@ -200,6 +279,19 @@ class _Describer:
                 text = t.gettext("💥 The Coup succeeds: you lose a card.")
             else:
                 text = t.gettext("💥 The Coup succeeds: {target} loses a card.")
+        elif e.action is Action.EMBEZZLE:
+            if e.actor == self.you:
+                text = t.ngettext(
+                    "🐷 You take {n} coin from the Reserve.",
+                    "🐷 You take {n} coins from the Reserve.",
+                    n,
+                )
+            else:
+                text = t.ngettext(
+                    "🐷 {actor} takes {n} coin from the Reserve.",
+                    "🐷 {actor} takes {n} coins from the Reserve.",
+                    n,
+                )
         elif e.actor == self.you:
             text = t.ngettext("💰 You take {n} coin.", "💰 You take {n} coins.", n)
         else:
@@ -241,6 +333,10 @@ class _Describer:
                     "⌛ Your time ran out: a card is picked at random."
                 ),
                 DecisionKind.EXCHANGE: t.gettext("⌛ Your time ran out: you keep your cards."),
+                DecisionKind.SHOW_CARD: t.gettext(
+                    "⌛ Your time ran out: the card to show is picked at random."
+                ),
+                DecisionKind.EXAMINE: t.gettext("⌛ Your time ran out: the card stays."),
             }[e.decision]
         else:
             text = {
@@ -252,6 +348,10 @@ class _Describer:
                 DecisionKind.EXCHANGE: t.gettext(
                     "⌛ {player} ran out of time and keeps their cards."
                 ),
+                DecisionKind.SHOW_CARD: t.gettext(
+                    "⌛ {player} ran out of time: the card to show is picked at random."
+                ),
+                DecisionKind.EXAMINE: t.gettext("⌛ {player} ran out of time: the card stays."),
             }[e.decision]
         return text.format(player=self.name(e.player))
 
@@ -266,6 +366,105 @@ class _Describer:
         if e.winner == self.you:
             return self.t.gettext("🏆 You win!")
         return self.t.gettext("🏆 {winner} wins!").format(winner=self.name(e.winner))
+
+    # ---- the variants (VARIANTS.md) ----------------------------------------------------
+
+    def allegiances_assigned(self, e: ev.AllegiancesAssigned) -> str:
+        sides = {
+            a: [self.name(p) for p, s in zip(e.seats, e.allegiances, strict=True) if s is a]
+            for a in Allegiance
+        }
+        return self.t.gettext("⚖️ Loyalists: {loyalists}. Reformists: {reformists}.").format(
+            loyalists=", ".join(sides[Allegiance.LOYALIST]) or "–",
+            reformists=", ".join(sides[Allegiance.REFORMIST]) or "–",
+        )
+
+    def allegiance_changed(self, e: ev.AllegianceChanged) -> str:
+        t = self.t
+        loyal = e.allegiance is Allegiance.LOYALIST
+        if e.player == self.you:
+            text = (
+                t.gettext("🔀 You are now a Loyalist.")
+                if loyal
+                else t.gettext("🔀 You are now a Reformist.")
+            )
+        else:
+            text = (
+                t.gettext("🔀 {player} is now a Loyalist.")
+                if loyal
+                else t.gettext("🔀 {player} is now a Reformist.")
+            )
+        return text.format(player=self.name(e.player))
+
+    def card_shown(self, e: ev.CardShown) -> str:
+        if e.actor == self.you:
+            text = self.t.gettext("👁 {target} shows you a card.")
+        elif e.target == self.you:
+            text = self.t.gettext("👁 You show a card; only {actor} sees it.")
+        else:
+            text = self.t.gettext("👁 {target} shows a card; only {actor} sees it.")
+        return text.format(actor=self.name(e.actor), target=self.name(e.target))
+
+    def examine_decided(self, e: ev.ExamineDecided) -> str:
+        t = self.t
+        if e.actor == self.you:
+            text = (
+                t.gettext("👁 You make {target} swap the card for one from the deck.")
+                if e.forced
+                else t.gettext("👁 You let {target} keep the card.")
+            )
+        elif e.target == self.you:
+            text = (
+                t.gettext("👁 {actor} makes you swap the card for one from the deck.")
+                if e.forced
+                else t.gettext("👁 {actor} lets you keep the card.")
+            )
+        else:
+            text = (
+                t.gettext("👁 {actor} makes {target} swap the card for one from the deck.")
+                if e.forced
+                else t.gettext("👁 {actor} lets {target} keep the card.")
+            )
+        return text.format(actor=self.name(e.actor), target=self.name(e.target))
+
+    def embezzlement_challenged(self, e: ev.EmbezzlementChallenged) -> str:
+        if e.challenger == self.you:
+            text = self.t.gettext("⚔️ You challenge {claimant}: a Duke after all?")
+        elif e.claimant == self.you:
+            text = self.t.gettext("⚔️ {challenger} challenges you: a Duke after all?")
+        else:
+            text = self.t.gettext("⚔️ {challenger} challenges {claimant}: a Duke after all?")
+        return text.format(challenger=self.name(e.challenger), claimant=self.name(e.claimant))
+
+    def embezzler_had_duke(self, e: ev.EmbezzlerHadDuke) -> str:
+        if e.claimant == self.you:
+            return self.t.gettext("❌ You do have a Duke: the challenge succeeds.")
+        return self.t.gettext("❌ {claimant} does have a Duke: the challenge succeeds.").format(
+            claimant=self.name(e.claimant)
+        )
+
+    def embezzler_cleared(self, e: ev.EmbezzlerCleared) -> str:
+        cards = cards_text(self.t, e.cards)
+        if e.claimant == self.you:
+            text = self.t.gettext("🃏 You show {cards}: no Duke, the challenge fails.")
+        else:
+            text = self.t.gettext("🃏 {claimant} shows {cards}: no Duke, the challenge fails.")
+        return text.format(claimant=self.name(e.claimant), cards=cards)
+
+    def examined_card(self, e: ev.ExaminedCard) -> str:
+        return self.t.gettext("👁 {target} shows you: {character}.").format(
+            target=self.name(e.target), character=character_name(self.t, e.character)
+        )
+
+    def card_shown_to(self, e: ev.CardShownTo) -> str:
+        return self.t.gettext("👁 {actor} sees your card: {character}.").format(
+            actor=self.name(e.actor), character=character_name(self.t, e.character)
+        )
+
+    def cards_redrawn(self, e: ev.CardsRedrawn) -> str:
+        return self.t.gettext("🔁 Your cards went back into the deck; you drew: {drawn}.").format(
+            drawn=cards_text(self.t, e.drawn)
+        )
 
     def cards_dealt(self, e: ev.CardsDealt) -> str:
         return self.t.gettext("🂠 Your cards: {cards}.").format(cards=cards_text(self.t, e.cards))
@@ -304,7 +503,19 @@ _HANDLERS: dict[type[ev.Event], Callable[[_Describer, ev.Event], str | None]] = 
     ev.CardReplaced: _Describer.card_replaced,
     ev.ExchangeDrawn: _Describer.exchange_drawn,
     ev.ExchangeKept: _Describer.exchange_kept,
+    ev.AllegiancesAssigned: _Describer.allegiances_assigned,
+    ev.AllegianceChanged: _Describer.allegiance_changed,
+    ev.CardShown: _Describer.card_shown,
+    ev.ExamineDecided: _Describer.examine_decided,
+    ev.EmbezzlementChallenged: _Describer.embezzlement_challenged,
+    ev.EmbezzlerHadDuke: _Describer.embezzler_had_duke,
+    ev.EmbezzlerCleared: _Describer.embezzler_cleared,
+    ev.ExaminedCard: _Describer.examined_card,
+    ev.CardShownTo: _Describer.card_shown_to,
+    ev.CardsRedrawn: _Describer.cards_redrawn,
 }
+
+_VARIANT_ACTIONS = frozenset({Action.EXAMINE, Action.CONVERT, Action.EMBEZZLE})
 
 # Events that say nothing on their own: the board and the prompts carry them.
 SILENT: frozenset[type[ev.Event]] = frozenset({ev.TurnStarted})
