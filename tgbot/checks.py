@@ -7,6 +7,7 @@ import fcntl
 from pathlib import Path
 
 from telegram import Bot
+from telegram.request import HTTPXRequest
 
 from .config import Config, ConfigError, load_config
 from .rendering.i18n import CatalogError, Catalogs
@@ -88,13 +89,19 @@ def _owner(folder: Path) -> str:
 
 
 async def _check_telegram(config: Config, report: _Report) -> None:
-    bot = Bot(config.bot_token, base_url=config.api_base_url)
+    requests = (HTTPXRequest(), HTTPXRequest())
+    bot = Bot(
+        config.bot_token,
+        base_url=config.api_base_url,
+        request=requests[0],
+        get_updates_request=requests[1],
+    )
     try:
-        await telegram_ready(bot, config.api_base_url, CHECK_WAIT_S)
-    except StartupError as err:
-        report.say(False, "telegram", str(err))
-        return
-    try:
+        try:
+            await telegram_ready(bot, config.api_base_url, CHECK_WAIT_S)
+        except StartupError as err:
+            report.say(False, "telegram", str(err))
+            return
         report.say(True, "telegram", f"the token is valid: @{bot.username} (id {bot.id})")
         info = await bot.get_webhook_info()
         expected = (
@@ -119,4 +126,6 @@ async def _check_telegram(config: Config, report: _Report) -> None:
         else:
             report.say(True, "webhook", f"{info.url} (polling mode removes it when it starts)")
     finally:
-        await bot.shutdown()
+        # Closes the HTTP clients that initialize() opened, even when getMe failed.
+        for request in requests:
+            await request.shutdown()
