@@ -41,7 +41,7 @@ SWEEP_EVERY = 4  # deadline polls to one sweep of undelivered outboxes
 GAUGES_EVERY_S = 5.0
 SHUTDOWN_DRAIN_S = 10
 STOP_WAIT_S = 5
-LONGEST_BACKOFF_S = 15.0  # a failing background loop tries again at least this often
+LONGEST_BACKOFF_S = 5.0  # a failing background loop tries again at least this often
 FAILURE_LOG_EVERY_S = 10.0  # and says so at most this often
 
 GROUP_COMMANDS = [
