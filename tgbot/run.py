@@ -14,15 +14,16 @@ import os
 import signal
 import socket
 from collections.abc import AsyncIterator, Generator
+from typing import Any
 
 import prometheus_client
 import uvicorn
 from starlette.applications import Starlette
 from telegram import Update
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes, TypeHandler
+from telegram.ext import Application, ContextTypes, ExtBot, TypeHandler
 
-from .bootstrap import Runtime, make_bot
+from .bootstrap import Runtime
 from .config import Config
 from .logs import redact_secrets
 from .startup import CONFIG_EXIT, StartupError, listen_socket
@@ -69,9 +70,12 @@ def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
     async def healthy() -> bool:
         return await holder["runtime"].healthy()
 
-    # The bot object only decodes updates here; the runtime's bot does the sending.
+    def bot() -> ExtBot[Any]:
+        return holder["runtime"].bot
+
+    # Updates are decoded with the runtime's bot: one bot object in the process.
     return build_webhook_app(
-        make_bot(config), process, healthy, config.webhook_secret, config.webhook_path, lifespan
+        bot, process, healthy, config.webhook_secret, config.webhook_path, lifespan
     )
 
 
@@ -87,7 +91,11 @@ class _Server(uvicorn.Server):
 async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Event) -> None:
     config = runtime.config
     app = build_webhook_app(
-        runtime.bot, runtime.process, runtime.healthy, config.webhook_secret, config.webhook_path
+        lambda: runtime.bot,
+        runtime.process,
+        runtime.healthy,
+        config.webhook_secret,
+        config.webhook_path,
     )
     server = _Server(
         uvicorn.Config(

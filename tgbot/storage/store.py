@@ -38,9 +38,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 
-# A sliding window of sends per chat, shared by every process: admit a send when fewer
-# than ARGV[3] happened in the last ARGV[2] ms, else say how long to wait.
+# A sliding window of sends per chat, shared by every process: admit a send when the chat
+# is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the last ARGV[2]
+# ms, else say how long to wait. Both keys share a hash tag.
 _WINDOW_ADMIT = """
+local held = redis.call('PTTL', KEYS[2])
+if held > 0 then return held end
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
@@ -155,6 +158,12 @@ class Store:
                     continue
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
 
+    async def commit(self, writes: Writes) -> None:
+        """Apply writes that depend on nothing read, in one MULTI/EXEC."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            self._queue(pipe, writes)
+            await pipe.execute()
+
     def _queue(self, pipe: Any, writes: Writes) -> None:
         keys = self.keys
         for key, value in writes.set_json.items():
@@ -212,17 +221,27 @@ class Store:
         raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
         return None if raw is None else json.loads(raw)
 
-    async def admit_send(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
-        """Count a send to a chat if the window allows it (0); else the ms to wait first."""
-        return await self._admit_in(self.keys.chat_sends(chat_id), now_ms, limit, window_ms)
+    async def admit_chat(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
+        """Count a message to a chat if its window allows it (0); else the ms to wait first."""
+        keys = self.keys
+        return await self._admit_in(
+            keys.chat_sends(chat_id), keys.chat_hold(chat_id), now_ms, limit, window_ms
+        )
 
-    async def admit_bot_send(self, now_ms: int, limit: int, window_ms: int) -> int:
-        """Count one of the bot's sends if the window allows it (0); else the ms to wait."""
-        return await self._admit_in(self.keys.bot_sends(), now_ms, limit, window_ms)
+    async def admit_bot(
+        self, queued: bool, shard: int, now_ms: int, limit: int, window_ms: int
+    ) -> int:
+        """Count one of the bot's calls in a shard of its window (0); else the ms to wait."""
+        key = self.keys.bot_sends(queued, shard)
+        return await self._admit_in(key, key + ":hold", now_ms, limit, window_ms)
 
-    async def _admit_in(self, key: str, now_ms: int, limit: int, window_ms: int) -> int:
+    async def hold_chat(self, chat_id: int, ms: int) -> None:
+        """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
+        await self.redis.set(self.keys.chat_hold(chat_id), "1", px=ms)
+
+    async def _admit_in(self, key: str, hold: str, now_ms: int, limit: int, window_ms: int) -> int:
         token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
-        return int(await self._admit(keys=[key], args=[now_ms, window_ms, limit, token]))
+        return int(await self._admit(keys=[key, hold], args=[now_ms, window_ms, limit, token]))
 
     async def outbox_items(self, game_id: str) -> list[tuple[bytes, dict[str, Any]]]:
         """Every undelivered message of a game, oldest first, with its stored form."""
