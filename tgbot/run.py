@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 GRACEFUL_SHUTDOWN_S = 30
+CONCURRENT_UPDATES = 64  # polling mode: updates handled at once
 
 
 async def start_webhook(runtime: Runtime, set_webhook: bool = True) -> None:
@@ -128,7 +129,11 @@ async def _serve_polling(runtime: Runtime, stop: asyncio.Event) -> None:
     async def on_error(_: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("update failed: %r", context.error, exc_info=context.error)
 
-    application = Application.builder().bot(runtime.bot).build()
+    # Updates are handled side by side (a handler never waits for a rate window, but it
+    # does wait for Redis and, asking who is an admin, for Telegram).
+    application = (
+        Application.builder().bot(runtime.bot).concurrent_updates(CONCURRENT_UPDATES).build()
+    )
     application.add_handler(TypeHandler(Update, handle))
     application.add_error_handler(on_error)
     await runtime.publish_commands()
