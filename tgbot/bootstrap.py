@@ -154,6 +154,7 @@ class Runtime:
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
         sender = Sender(bot, store)
+        sender.on_migrated = service.chat_migrated
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
         service.on_commit = _counting_steps(service.on_commit)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)

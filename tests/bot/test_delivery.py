@@ -57,3 +57,39 @@ async def test_a_429_holds_the_chat_and_its_messages_follow_later(redis_server_u
         delivered = [c for c in sim.calls_to(group, "sendMessage") if c.status == 200]
         assert len(delivered) == 1
         assert delivered[0].at - refused[0].at >= 1.0  # the retry_after was honoured
+
+
+async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
+    redis_server_url: str,
+) -> None:
+    # A basic group becomes a supergroup while its lobby, the replies to its commands and a
+    # started game's messages are queued: Telegram answers each with migrate_to_chat_id.
+    # The game, its settings and everything queued follow to the new chat, in order.
+    old, new = -4200, -1004200
+    sim = TelegramSim()
+    async with running_bot(redis_server_url, sim=sim) as h:
+        users = players(3, first_id=8300)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        await h.store.set_chat_settings(old, lang="en")
+        sim.migrated[old] = new
+        newgame = await h.post(h.message_update(users[0], old, "/newgame"))
+        assert newgame.status_code == 200
+        for _ in range(3):
+            assert (await h.post(h.message_update(users[1], old, "/help"))).status_code == 200
+        join = h.tr("✋ Join", "en")
+        await h.until(lambda: h.has_button(new, join))
+        record = await h.record_of_chat(new)
+        assert record is not None and record.chat_id == new
+        assert await h.record_of_chat(old) is None
+        assert (await h.store.chat_settings(new)).get("lang") == "en"
+        await h.replied(old)  # the replies to /help went to the new chat
+        help_text = ui.help_text(h.catalogs.get("en"))
+        assert h.sim.text_of(new).count(help_text) == 3
+        for u in users[1:]:
+            await h.press_text(u, new, join)
+        await h.press_text(users[0], new, h.tr("▶️ Start", "en"))
+        await h.until(lambda: any(h.sim.with_buttons(u.id) for u in users))
+        await h.delivered(record.id)
+        assert not [c for c in sim.calls_to(old) if c.status == 200]
+        assert len(sim.messages(new)) >= 3

@@ -256,6 +256,37 @@ class Store:
                 pipe.lrem(key, 1, raw)
             await pipe.execute()
 
+    async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
+        """Readdress an outbox's messages (and the group notes of its private ones) from a
+        chat to the one it became, compare-and-set; return how many moved."""
+        key = self.keys.outbox(owner)
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(key)
+                    entries = await pipe.lrange(key, 0, -1)
+                    moved, kept = 0, []
+                    for raw in entries:
+                        op = json.loads(raw)
+                        if old_chat not in (op.get("chat"), op.get("group")):
+                            kept.append(raw)
+                            continue
+                        for field_name in ("chat", "group"):
+                            if op.get(field_name) == old_chat:
+                                op[field_name] = new_chat
+                        kept.append(json.dumps(op, ensure_ascii=False).encode())
+                        moved += 1
+                    if not moved:
+                        return 0
+                    pipe.multi()
+                    pipe.delete(key)
+                    pipe.rpush(key, *kept)
+                    await pipe.execute()
+                    return moved
+                except WatchError:
+                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
+
     async def outbox_done(self, game_id: str) -> None:
         """Forget a game's outbox once it is empty (checked atomically)."""
         async with self.redis.pipeline(transaction=True) as pipe:

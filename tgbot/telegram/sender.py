@@ -6,9 +6,10 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ExtBot
 
 from .. import metrics
@@ -51,6 +52,14 @@ class _Deferred(Exception):
     """The chat's window is full (or Telegram asked it to wait): try again later."""
 
 
+class _Moved(Exception):
+    """A basic group became a supergroup (Telegram's ChatMigrated): follow it."""
+
+    def __init__(self, old_chat: int, new_chat: int) -> None:
+        super().__init__(f"chat {old_chat} is now {new_chat}")
+        self.old_chat, self.new_chat = old_chat, new_chat
+
+
 class Sender:
     """Drains outboxes; one process at a time per game, oldest message first.
 
@@ -62,6 +71,8 @@ class Sender:
         self.bot = bot
         self.store = store
         self.keys = store.keys
+        # Moves a group's game and settings to the supergroup it became (the game service's).
+        self.on_migrated: Callable[[int, int], Awaitable[None]] | None = None
 
     async def flush(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
@@ -124,11 +135,17 @@ class Sender:
                 await self.store.outbox_remove(game_id, delivered)
                 progressed = True
             # What the other lanes delivered is recorded first, so that a retry repeats
-            # nothing; the failure then ends this flush and the sweeper tries again later.
-            failure = next((err for _, err in done if err is not None), None)
+            # nothing (and a move readdresses only what is left); a failure then ends this
+            # flush and the sweeper tries again later.
+            moves = {(e.old_chat, e.new_chat) for _, e in done if isinstance(e, _Moved)}
+            for old_chat, new_chat in moves:
+                await self._follow(game_id, old_chat, new_chat)
+            failure = next(
+                (e for _, e in done if e is not None and not isinstance(e, _Moved)), None
+            )
             if failure is not None:
                 raise failure
-            if not delivered:
+            if not delivered and not moves:
                 return progressed
         return progressed
 
@@ -156,9 +173,18 @@ class Sender:
                 await self._show(game_id, op, refs)
             else:
                 await self._edit(game_id, op, refs)
+        except ChatMigrated as err:
+            raise _Moved(op["chat"], err.new_chat_id) from None
         except RetryAfter as err:  # a full window, or Telegram's 429: the chat waits
             log.info("chat %s waits %s before its next message", op["chat"], err.retry_after)
             raise _Deferred from None
+
+    async def _follow(self, owner: str, old_chat: int, new_chat: int) -> None:
+        """The group became a supergroup: move its game, then readdress what is queued."""
+        log.warning("chat %s is now %s: its game and queued messages follow", old_chat, new_chat)
+        if self.on_migrated is not None:
+            await self.on_migrated(old_chat, new_chat)
+        await self.store.outbox_move_chat(owner, old_chat, new_chat)
 
     @staticmethod
     def _pace(op: dict[str, Any]) -> dict[str, Any]:
