@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.bot.play import open_lobby, players
+from tests.bot.play import open_and_start, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
 from tgbot.rendering import ui
@@ -10,6 +10,7 @@ from tgbot.storage.keys import chat_owner
 from tgbot.telegram.rate_limit import safe_group_limit
 
 WRITES = ("sendMessage", "editMessageText")
+GROUP_EDIT = -100902
 
 
 def writes_to(sim: TelegramSim, chat_id: int) -> list[str]:
@@ -93,3 +94,34 @@ async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
         await h.delivered(record.id)
         assert not [c for c in sim.calls_to(old) if c.status == 200]
         assert len(sim.messages(new)) >= 3
+
+
+async def test_a_player_who_blocks_the_bot_is_announced_once_when_an_edit_is_refused(
+    redis_server_url: str,
+) -> None:
+    # The refused call is an edit (their question closing), not a new message: the group
+    # is told all the same, and once. (A refused message: test_flows.py's blocked player.)
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8400)
+        await open_and_start(h, users, group=GROUP_EDIT)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        edits_before = len(h.sim.calls_to(actor.id, "editMessageText"))
+        h.sim.blocked.add(actor.id)
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        note_start = h.tr(
+            "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press "
+            "Start; until then their decisions time out."
+        ).split("{player}")[0]
+        await h.until(lambda: note_start in h.sim.text_of(GROUP_EDIT))
+        refused = h.sim.calls_to(actor.id, "editMessageText")[edits_before:]
+        assert refused and all(c.status == 403 for c in refused)
+        assert not [c for c in h.sim.calls_to(actor.id, "sendMessage") if c.status == 403]
+        record = await h.record_of_chat(GROUP_EDIT)
+        assert record is not None
+        for _ in range(3):  # more turns: more refused calls, no second note
+            nxt = next((u for u in users if h.sim.with_buttons(u.id) and u != actor), None)
+            if nxt is None:
+                break
+            await h.press_text(nxt, nxt.id, h.tr("💰 Income"))
+            await h.delivered(record.id)
+        assert h.sim.text_of(GROUP_EDIT).count(note_start) == 1
