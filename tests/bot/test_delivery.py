@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from tests.bot.play import open_and_start, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
 from tgbot.rendering import ui
 from tgbot.storage.keys import chat_owner
+from tgbot.storage.store import OUTBOX_TTL_S
 from tgbot.telegram.rate_limit import safe_group_limit
 
 WRITES = ("sendMessage", "editMessageText")
@@ -125,3 +130,29 @@ async def test_a_player_who_blocks_the_bot_is_announced_once_when_an_edit_is_ref
             await h.press_text(nxt, nxt.id, h.tr("💰 Income"))
             await h.delivered(record.id)
         assert h.sim.text_of(GROUP_EDIT).count(note_start) == 1
+
+
+async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
+    redis_server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Telegram cannot be reached for the group, so the lobby stays queued (with a TTL); the
+    # game's record then expires: the sweep drops the outbox and says so, once.
+    group = -100903
+    async with running_bot(redis_server_url) as h:
+        users = players(2, first_id=8500)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group, times=10_000)
+        await h.post(h.message_update(users[0], group, "/newgame"))
+        record = await h.record_of_chat(group)
+        assert record is not None
+        outbox = h.store.keys.outbox(record.id)
+        await h.until(lambda: bool(h.sim.calls_to(group, "sendMessage")))
+        assert await h.store.redis.llen(outbox)
+        assert 0 < await h.store.redis.ttl(outbox) <= OUTBOX_TTL_S
+        with caplog.at_level(logging.WARNING, logger="tgbot.telegram.sender"):
+            await h.store.redis.delete(h.store.keys.game(record.id))
+            await h.delivered(record.id)
+        dropped = [r for r in caplog.records if "is gone" in r.getMessage()]
+        assert len(dropped) == 1 and record.id in dropped[0].getMessage()
+        assert record.id.encode() not in await h.store.redis.smembers(h.store.keys.pending_outboxes)

@@ -61,6 +61,7 @@ REDIS_CONNECTIONS = 100  # per process
 REDIS_POOL_WAIT_S = 10.0
 FINISHED_GAME_TTL = 24 * 3600
 UPDATE_MARK_TTL_S = 3 * 24 * 3600  # longer than Telegram keeps retrying an update
+OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 
 
 class Conflict(Exception):
@@ -176,6 +177,7 @@ class Store:
             pipe.delete(*writes.delete)
         for game_id, op in writes.outbox:
             pipe.rpush(keys.outbox(game_id), json.dumps(op, ensure_ascii=False))
+            pipe.expire(keys.outbox(game_id), OUTBOX_TTL_S)  # refreshed with every write
             pipe.sadd(keys.pending_outboxes, game_id)
         for game_id, due_ms in writes.deadline_set.items():
             pipe.zadd(keys.deadlines, {game_id: due_ms})
@@ -286,6 +288,15 @@ class Store:
                 except WatchError:
                     await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
+
+    async def outbox_drop(self, owner: str) -> int:
+        """Forget an outbox and everything in it; return how many messages it held."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.llen(self.keys.outbox(owner))
+            pipe.delete(self.keys.outbox(owner))
+            pipe.srem(self.keys.pending_outboxes, owner)
+            held, _, _ = await pipe.execute()
+        return int(held)
 
     async def outbox_done(self, game_id: str) -> None:
         """Forget a game's outbox once it is empty (checked atomically)."""

@@ -13,6 +13,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
+from ..storage.keys import CHAT_OWNER_PREFIX
 from ..storage.store import Store, Writes
 from ..tasks import settle, sleep_unless
 from .keyboards import markup
@@ -107,11 +108,24 @@ class Sender:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
         for game_id in await self.store.pending_games():
             try:
+                if await self._gone(game_id):
+                    continue
                 await self.flush(game_id)
             except NetworkError as err:  # TimedOut and BadRequest are NetworkErrors too
                 log.warning("outbox of game %s not delivered yet: %s", game_id, err)
             except Exception:  # one game's failure must not stop the sweep of the others
                 log.exception("outbox of game %s not delivered yet", game_id)
+
+    async def _gone(self, owner: str) -> bool:
+        """Drop, with a log line, what a game that no longer exists still had queued."""
+        if owner.startswith(CHAT_OWNER_PREFIX) or await self.store.redis.exists(
+            self.keys.game(owner)
+        ):
+            return False
+        dropped = await self.store.outbox_drop(owner)
+        if dropped:
+            log.warning("game %s is gone: %d undelivered messages dropped", owner, dropped)
+        return True
 
     async def _drain(self, game_id: str) -> bool:
         """Deliver the queued messages, one lane per chat, the lanes side by side.
