@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 
 import pytest
@@ -156,3 +157,21 @@ async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
         dropped = [r for r in caplog.records if "is gone" in r.getMessage()]
         assert len(dropped) == 1 and record.id in dropped[0].getMessage()
         assert record.id.encode() not in await h.store.redis.smembers(h.store.keys.pending_outboxes)
+
+
+async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(
+    redis_server_url: str,
+) -> None:
+    # Telegram answers 502 for the group over and over: the sweep tries again after 1 s,
+    # then 2 s, then 4 s (not every second), and delivers once Telegram is back.
+    group = -100904
+    async with running_bot(redis_server_url) as h:
+        helper = TgUser(8600, "Helper")
+        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group, times=4)
+        await h.post(h.message_update(helper, group, "/help"))
+        await h.replied(group, timeout=30)
+        tries = [c.at for c in h.sim.calls_to(group, "sendMessage")]
+        assert len(tries) == 5  # four refused, then delivered
+        gaps = [later - earlier for earlier, later in itertools.pairwise(tries)]
+        # The first refusal is the delivery right after the update; the sweep retries.
+        assert gaps[2] >= 2.0 and gaps[3] >= 4.0, gaps

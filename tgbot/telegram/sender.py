@@ -21,6 +21,8 @@ from .keyboards import markup
 log = logging.getLogger(__name__)
 
 LOCK_MS = 6_000
+FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
+LONGEST_BACKOFF_S = 30.0
 MAX_TEXT = 4096
 
 
@@ -74,6 +76,8 @@ class Sender:
         self.keys = store.keys
         # Moves a group's game and settings to the supergroup it became (the game service's).
         self.on_migrated: Callable[[int, int], Awaitable[None]] | None = None
+        # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
+        self._backoff: dict[str, tuple[int, float]] = {}
 
     async def flush(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
@@ -106,15 +110,32 @@ class Sender:
 
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
+        now = time.monotonic()
         for game_id in await self.store.pending_games():
+            failures, next_try = self._backoff.get(game_id, (0, 0.0))
+            if next_try > now:
+                continue
             try:
                 if await self._gone(game_id):
                     continue
                 await self.flush(game_id)
-            except NetworkError as err:  # TimedOut and BadRequest are NetworkErrors too
-                log.warning("outbox of game %s not delivered yet: %s", game_id, err)
-            except Exception:  # one game's failure must not stop the sweep of the others
-                log.exception("outbox of game %s not delivered yet", game_id)
+            except Exception as err:  # one game's failure must not stop the sweep of the others
+                failures += 1
+                pause = min(LONGEST_BACKOFF_S, FIRST_BACKOFF_S * 2 ** (failures - 1))
+                self._backoff[game_id] = (failures, time.monotonic() + pause)
+                # TimedOut, a 5xx and BadRequest are NetworkErrors: no traceback for those.
+                outage = isinstance(err, NetworkError)
+                log.log(
+                    logging.WARNING if outage else logging.ERROR,
+                    "outbox of game %s not delivered yet (%d tries; next in %.0f s): %s",
+                    game_id,
+                    failures,
+                    pause,
+                    err,
+                    exc_info=None if outage else err,
+                )
+            else:
+                self._backoff.pop(game_id, None)
 
     async def _gone(self, owner: str) -> bool:
         """Drop, with a log line, what a game that no longer exists still had queued."""
