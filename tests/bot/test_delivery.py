@@ -175,3 +175,28 @@ async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(
         gaps = [later - earlier for earlier, later in itertools.pairwise(tries)]
         # The first refusal is the delivery right after the update; the sweep retries.
         assert gaps[2] >= 2.0 and gaps[3] >= 4.0, gaps
+
+
+async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(redis_server_url: str) -> None:
+    # Telegram refuses to edit the lobby ("message can't be edited"): it still offers the
+    # Join button, so it is sent again, and the next join edits the new one.
+    group = -100905
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8700)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        await h.say(users[0], group, "/newgame")
+        join = h.tr("✋ Join")
+        await h.until(lambda: h.has_button(group, join))
+        record = await h.record_of_chat(group)
+        assert record is not None
+        first = h.sim.with_buttons(group)[0]
+        first.editable = False
+        await h.press(users[1], group, first.message_id, first.button(join)["callback_data"])
+        await h.delivered(record.id)
+        lobbies = h.sim.with_buttons(group)
+        assert len(lobbies) == 2 and users[1].first_name in lobbies[-1].text
+        await h.press_text(users[2], group, join)
+        await h.delivered(record.id)
+        assert users[2].first_name in h.sim.with_buttons(group)[-1].text
+        assert h.sim.with_buttons(group)[-1].edits == 1

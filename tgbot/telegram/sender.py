@@ -253,8 +253,11 @@ class Sender:
 
     async def _edit(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         message_id = refs.get(op["ref"])
-        if message_id is not None:  # else never delivered (the person was unreachable)
-            await self._edit_text(game_id, op, message_id)
+        if message_id is None:  # never delivered (the person was unreachable)
+            return
+        if not await self._edit_text(game_id, op, message_id) and op.get("kb"):
+            # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
+            await self._send(game_id, op, refs)
 
     async def _edit_text(self, game_id: str, op: dict[str, Any], message_id: int) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
