@@ -200,3 +200,20 @@ async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(redis_server_
         await h.delivered(record.id)
         assert users[2].first_name in h.sim.with_buttons(group)[-1].text
         assert h.sim.with_buttons(group)[-1].edits == 1
+
+
+async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_url: str) -> None:
+    # Telegram answers the picker's edit in the presser's private chat with 429: the press
+    # is answered ("Too fast"), not failed with a 503, and the hold is kept: the next press
+    # within it does not even ask Telegram. (A handler never waits for a group's window.)
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8800)
+        await open_and_start(h, users, group=-100906)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        h.sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 30", actor.id, 30)
+        too_fast = h.tr("Too fast: wait a moment.")
+        for _ in range(2):
+            answer = await h.press_text(actor, actor.id, h.tr("🏴 Steal"))
+            assert answer.get("text") == too_fast
+        edits = h.sim.calls_to(actor.id, "editMessageText")
+        assert [c.status for c in edits] == [429]
