@@ -217,3 +217,23 @@ async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_
             assert answer.get("text") == too_fast
         edits = h.sim.calls_to(actor.id, "editMessageText")
         assert [c.status for c in edits] == [429]
+
+
+async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
+    redis_server_url: str,
+) -> None:
+    # The settings screen's edit is refused with migrate_to_chat_id: the change is kept
+    # and moves to the new chat with the rest, and the press is answered (no error).
+    old, new = -4300, -1004300
+    async with running_bot(redis_server_url) as h:
+        admin = TgUser(8900, "Admin")
+        h.sim.admins.add((old, admin.id))
+        await h.say(admin, old, "/settings")
+        h.sim.migrated[old] = new
+        lang = h.sim.last(old).button("🌐")["callback_data"]
+        update = h.press_update(admin, old, h.sim.last(old).message_id, lang)
+        response = await h.post(update)
+        assert response.status_code == 200 and response.headers["content-type"].startswith(
+            "application/json"
+        )
+        assert (await h.store.chat_settings(new)).get("lang") == "en"

@@ -151,7 +151,7 @@ class TelegramSim:
         writes = method in ("sendMessage", "editMessageText")
         if writes and chat_id in self.blocked:
             return _error(403, "Forbidden: bot was blocked by the user")
-        if chat_id is not None and chat_id in self.migrated:
+        if writes and chat_id is not None and chat_id in self.migrated:
             status, body = _error(400, "Bad Request: group chat was upgraded to a supergroup chat")
             body["parameters"] = {"migrate_to_chat_id": self.migrated[chat_id]}
             return status, body

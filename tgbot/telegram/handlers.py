@@ -8,7 +8,7 @@ import unicodedata
 
 from telegram import Bot, CallbackQuery, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import BadRequest, Forbidden, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
 from ..rendering import ui
@@ -236,6 +236,8 @@ class Dispatcher:
         except RetryAfter:  # the group's window is full: never waited for in a handler
             t = self.service.catalogs.get(current["lang"])
             return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
+        except ChatMigrated as err:  # the group became a supergroup: its game follows
+            await self.service.chat_migrated(chat_id, err.new_chat_id)
         except BadRequest as err:
             if "not modified" not in err.message.lower():
                 log.warning("settings edit in chat %s refused: %s", chat_id, err.message)
