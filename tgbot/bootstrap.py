@@ -18,7 +18,7 @@ from telegram import (
     Update,
 )
 from telegram.error import NetworkError
-from telegram.ext import AIORateLimiter, ExtBot
+from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
 from . import metrics
@@ -32,6 +32,7 @@ from .storage.store import Store, connect
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
 from .telegram.handlers import Dispatcher
+from .telegram.rate_limit import RedisRateLimiter
 from .telegram.sender import Sender
 
 log = logging.getLogger(__name__)
@@ -89,17 +90,18 @@ class CountingRequest(HTTPXRequest):
         return status, payload
 
 
-def make_bot(config: Config, max_retries: int = 5) -> ExtBot[None]:
-    """A bot with python-telegram-bot's rate limiter (30/s, 20/min per group, 429s retried)."""
+def make_bot(config: Config, store: Store) -> ExtBot[dict[str, Any]]:
+    """The process's one bot, with the rate limiter that every process shares in Redis."""
     return ExtBot(
         config.bot_token,
         base_url=config.api_base_url,
         # A plain ExtBot gets a pool of one connection: every call would wait for the last.
         request=CountingRequest(connection_pool_size=64, pool_timeout=10.0),
-        rate_limiter=AIORateLimiter(
-            overall_max_rate=config.messages_per_second,
-            group_max_rate=config.group_messages_per_minute,
-            max_retries=max_retries,
+        rate_limiter=RedisRateLimiter(
+            store,
+            config.group_messages_per_minute,
+            config.messages_per_second,
+            config.private_messages_per_second,
         ),
     )
 
@@ -110,7 +112,7 @@ class Runtime:
 
     config: Config
     redis: Redis
-    bot: ExtBot[None]
+    bot: ExtBot[dict[str, Any]]
     service: GameService
     sender: Sender
     dispatcher: Dispatcher
@@ -136,7 +138,8 @@ class Runtime:
             keys = Keys(config.key_prefix)
             redis = connect(redis_url)
             await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
-            bot = make_bot(config)
+            store = Store(redis, keys)
+            bot = make_bot(config, store)
             await telegram_ready(bot, config.api_base_url, config.startup_wait_s)
         except BaseException as err:
             if redis is not None:
@@ -148,10 +151,10 @@ class Runtime:
             if isinstance(err, EmbeddedRedisError):
                 raise StartupError(str(err), UNREACHABLE_EXIT) from None
             raise
-        store = Store(redis, keys)
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
-        sender = Sender(bot, store, config.group_messages_per_minute, config.messages_per_second)
+        sender = Sender(bot, store)
+        sender.on_migrated = service.chat_migrated
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
         service.on_commit = _counting_steps(service.on_commit)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)

@@ -47,6 +47,7 @@ class Config:
     deadlines: Deadlines = field(default_factory=Deadlines)
     group_messages_per_minute: int = 20  # Telegram's limit; tests raise it to save time
     messages_per_second: int = 30  # Telegram's overall limit (paid broadcasts allow 1000)
+    private_messages_per_second: int = 1  # about Telegram's pace per private chat; tests raise it
     ai_pause_ms: tuple[int, int] = (1500, 3500)  # how long an AI player "thinks"
     # Updates one person may send in 10 s; more are answered briefly and dropped. Tests
     # that press at machine speed raise it.

@@ -14,15 +14,16 @@ import os
 import signal
 import socket
 from collections.abc import AsyncIterator, Generator
+from typing import Any
 
 import prometheus_client
 import uvicorn
 from starlette.applications import Starlette
 from telegram import Update
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes, TypeHandler
+from telegram.ext import Application, ContextTypes, ExtBot, TypeHandler
 
-from .bootstrap import Runtime, make_bot
+from .bootstrap import Runtime
 from .config import Config
 from .logs import redact_secrets
 from .startup import CONFIG_EXIT, StartupError, listen_socket
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 GRACEFUL_SHUTDOWN_S = 30
+CONCURRENT_UPDATES = 64  # polling mode: updates handled at once
 
 
 async def start_webhook(runtime: Runtime, set_webhook: bool = True) -> None:
@@ -69,9 +71,12 @@ def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
     async def healthy() -> bool:
         return await holder["runtime"].healthy()
 
-    # The bot object only decodes updates here; the runtime's bot does the sending.
+    def bot() -> ExtBot[Any]:
+        return holder["runtime"].bot
+
+    # Updates are decoded with the runtime's bot: one bot object in the process.
     return build_webhook_app(
-        make_bot(config), process, healthy, config.webhook_secret, config.webhook_path, lifespan
+        bot, process, healthy, config.webhook_secret, config.webhook_path, lifespan
     )
 
 
@@ -87,7 +92,11 @@ class _Server(uvicorn.Server):
 async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Event) -> None:
     config = runtime.config
     app = build_webhook_app(
-        runtime.bot, runtime.process, runtime.healthy, config.webhook_secret, config.webhook_path
+        lambda: runtime.bot,
+        runtime.process,
+        runtime.healthy,
+        config.webhook_secret,
+        config.webhook_path,
     )
     server = _Server(
         uvicorn.Config(
@@ -120,7 +129,11 @@ async def _serve_polling(runtime: Runtime, stop: asyncio.Event) -> None:
     async def on_error(_: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("update failed: %r", context.error, exc_info=context.error)
 
-    application = Application.builder().bot(runtime.bot).build()
+    # Updates are handled side by side (a handler never waits for a rate window, but it
+    # does wait for Redis and, asking who is an admin, for Telegram).
+    application = (
+        Application.builder().bot(runtime.bot).concurrent_updates(CONCURRENT_UPDATES).build()
+    )
     application.add_handler(TypeHandler(Update, handle))
     application.add_error_handler(on_error)
     await runtime.publish_commands()

@@ -73,3 +73,47 @@ async def test_polling_mode_plays_through_get_updates(redis_server_url: str) -> 
                 bot.kill()
                 raise
         assert bot.returncode == 0, stderr.decode()[-2000:]
+
+
+async def test_polling_a_busy_group_does_not_delay_another_chat(redis_server_url: str) -> None:
+    # A group far over its 20 a minute (counted in Redis, never waited for in a handler):
+    # a private /help sent after all of it is answered while the group's replies wait.
+    sim = TelegramSim(group_flood_per_minute=20)
+    port = free_port()
+    async with serve(build_sim_app(sim), port):
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("WEBHOOK_")},
+            "BOT_TOKEN": "123456:polling",
+            "TELEGRAM_API_URL": f"http://127.0.0.1:{port}/bot",
+            "REDIS_URL": redis_server_url,
+            "REDIS_KEY_PREFIX": f"p{uuid.uuid4().hex[:8]}",
+            "LOG_LEVEL": "WARNING",
+        }
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "tgbot"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            await until(lambda: any(c.method == "getUpdates" for c in sim.calls))
+            updates, group, asked = Updates(), -4002, 150
+            for i in range(asked):  # each from someone else: no one person is throttled
+                sim.pending_updates.append(updates.message(TgUser(5000 + i, "P"), group, "/help"))
+            nika = TgUser(4001, "Nika")
+            sim.pending_updates.append(updates.message(nika, nika.id, "/help"))
+            await until(lambda: bool(sim.messages(nika.id)))
+            marker = sim.messages(nika.id)[0].text[:40]
+            answered = sum(m.text.count(marker) for m in sim.messages(group))
+            assert answered < asked
+            await until(lambda: len(sim.messages(group)) >= 18)
+            assert not [c for c in sim.calls_to(group) if c.status == 429]
+        finally:
+            bot.send_signal(signal.SIGTERM)
+            try:
+                _, stderr = await asyncio.to_thread(bot.communicate, timeout=30)
+            except subprocess.TimeoutExpired:
+                bot.kill()
+                raise
+        assert bot.returncode == 0, stderr.decode()[-2000:]

@@ -30,6 +30,7 @@ def main() -> None:
         group_messages_per_minute=6000,
         person_updates_per_10s=100_000,  # the test presses faster than any person
         messages_per_second=int(os.environ.get("MESSAGES_PER_SECOND", "30")),
+        private_messages_per_second=100_000,
     )
     uvicorn.run(
         webhook_app(config, set_webhook=False),

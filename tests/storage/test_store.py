@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -59,10 +60,17 @@ async def test_a_due_deadline_is_claimed_once_and_comes_back_after_its_lease(sto
 
 
 async def test_group_window_admits_twenty_a_minute(store: Store) -> None:
-    waits = [await store.admit_send(-5, 1000 + i, 20, 60_000) for i in range(20)]
+    waits = [await store.admit_chat(-5, 1000 + i, 20, 60_000) for i in range(20)]
     assert waits == [0] * 20
-    wait = await store.admit_send(-5, 2000, 20, 60_000)
+    wait = await store.admit_chat(-5, 2000, 20, 60_000)
     assert 58_000 < wait <= 60_001
-    assert await store.admit_send(-5, 61_001, 20, 60_000) == 0
+    assert await store.admit_chat(-5, 61_001, 20, 60_000) == 0
     # Another group has its own window.
-    assert await store.admit_send(-6, 2000, 20, 60_000) == 0
+    assert await store.admit_chat(-6, 2000, 20, 60_000) == 0
+
+
+async def test_a_held_chat_waits_out_the_hold_before_its_window(store: Store) -> None:
+    await store.hold_chat(-7, 5_000)
+    wait = await store.admit_chat(-7, int(time.time() * 1000), 20, 60_000)
+    assert 4_000 < wait <= 5_000
+    assert await store.admit_chat(-8, int(time.time() * 1000), 20, 60_000) == 0

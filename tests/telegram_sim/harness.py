@@ -296,6 +296,7 @@ def config_for_tests(
     group_rate: int = 6000,
     person_rate: int = 100_000,
     messages_per_second: int = 30,
+    private_rate: int = 100_000,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -311,6 +312,7 @@ def config_for_tests(
         ai_pause_ms=(30, 80),
         person_updates_per_10s=person_rate,  # the tests press faster than any person
         messages_per_second=messages_per_second,
+        private_messages_per_second=private_rate,  # Telegram-like pacing: the tests that ask
     )
 
 
@@ -323,6 +325,7 @@ async def running_bot(
     group_rate: int = 6000,
     person_rate: int = 100_000,
     messages_per_second: int = 30,
+    private_rate: int = 100_000,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
@@ -330,7 +333,13 @@ async def running_bot(
     async with contextlib.AsyncExitStack() as stack:
         await stack.enter_async_context(serve(build_sim_app(sim), sim_port))
         config = config_for_tests(
-            redis_url, sim_port, deadlines, group_rate, person_rate, messages_per_second
+            redis_url,
+            sim_port,
+            deadlines,
+            group_rate,
+            person_rate,
+            messages_per_second,
+            private_rate,
         )
         urls = []
         for _ in range(instances):

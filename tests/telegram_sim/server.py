@@ -3,7 +3,9 @@
 It assigns message ids, keeps every chat's messages with their keyboards, applies edits,
 answers callbacks, records every call per chat, and can be told to fail like Telegram
 (403 Forbidden, 400 "message is not modified" or "message can't be edited", 429 with
-retry_after).
+retry_after). Like Telegram it can hold groups to a flood limit that counts edits too
+(`group_flood_per_minute`), and answer for a basic group that became a supergroup with
+`migrate_to_chat_id` (`migrated`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,6 +87,10 @@ class TelegramSim:
     pending_updates: list[dict[str, Any]] = field(default_factory=list)  # for getUpdates
     webhook_url: str = ""
     valid_token: str | None = None  # when set, any other token gets 401 Unauthorized
+    # Messages and edits a group may get in any 60 s; more are answered 429 with retry_after.
+    group_flood_per_minute: int | None = None
+    migrated: dict[int, int] = field(default_factory=dict)  # basic group -> its supergroup
+    _written: dict[int, list[float]] = field(default_factory=dict)  # group -> times written
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     # ---- test helpers -------------------------------------------------------------
@@ -141,12 +148,31 @@ class TelegramSim:
                 if failure.retry_after is not None:
                     body["parameters"] = {"retry_after": failure.retry_after}
                 return status, body
-        if method in ("sendMessage", "editMessageText") and chat_id in self.blocked:
+        writes = method in ("sendMessage", "editMessageText")
+        if writes and chat_id in self.blocked:
             return _error(403, "Forbidden: bot was blocked by the user")
+        if writes and chat_id is not None and chat_id in self.migrated:
+            status, body = _error(400, "Bad Request: group chat was upgraded to a supergroup chat")
+            body["parameters"] = {"migrate_to_chat_id": self.migrated[chat_id]}
+            return status, body
+        if writes and chat_id is not None and chat_id < 0 and self.group_flood_per_minute:
+            now = time.monotonic()
+            recent = [t for t in self._written.get(chat_id, []) if t > now - 60]
+            self._written[chat_id] = recent
+            if len(recent) >= self.group_flood_per_minute:
+                retry_after = max(1, math.ceil(recent[0] + 60 - now))
+                status, body = _error(429, f"Too Many Requests: retry after {retry_after}")
+                body["parameters"] = {"retry_after": retry_after}
+                return status, body
+            recent.append(now)  # counted even when refused below, as Telegram may
         handler = getattr(self, f"_{method}", None)
         if handler is None:
             return _error(404, "Not Found")
         return handler(params)
+
+    def flood_refusals(self, chat_id: int) -> list[Call]:
+        """Calls to a chat that were answered 429."""
+        return [c for c in self.calls_to(chat_id) if c.status == 429]
 
     def _getMe(self, _: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return 200, {

@@ -96,6 +96,16 @@ def edit(chat_id: int, ref: str, text: str, kb: Any = None) -> Op:
     return {"op": "edit", "chat": chat_id, "ref": ref, "text": text, "kb": kb}
 
 
+def private_edit(
+    record: GameRecord, user_id: int, ref: str, text: str, unreachable_note: str
+) -> Op:
+    """Edit a player's message; if Telegram refuses (403), the group gets `unreachable_note`
+    (as for a message sent anew)."""
+    op = edit(user_id, ref, text)
+    op.update(group=record.chat_id, group_thread=record.thread_id, unreachable=unreachable_note)
+    return op
+
+
 @dataclass(slots=True)
 class StepOutput:
     """The messages of a step and the prompt bookkeeping that goes with them."""
@@ -170,8 +180,12 @@ class StepMessages:
                 record.prompts[seat.id] = record.context
             elif closing:
                 out.ops.append(
-                    edit(
-                        seat.id, prompt_ref(seat.id), self._closing_text(t, events, names, seat.id)
+                    private_edit(
+                        record,
+                        seat.id,
+                        prompt_ref(seat.id),
+                        self._closing_text(t, events, names, seat.id),
+                        self.unreachable_note(record, seat.id),
                     )
                 )
                 del record.prompts[seat.id]

@@ -90,12 +90,17 @@ class Keys:
         return f"{self.prefix}:stats:chat:{chat_id}:names"
 
     def chat_sends(self, chat_id: int) -> str:
-        """Sorted set: recent messages sent to a group (its 20-a-minute window)."""
-        return f"{self.prefix}:sends:{chat_id}"
+        """Sorted set: recent messages and edits sent to a chat (its rate window)."""
+        return f"{self.prefix}:sends:{{rl:{chat_id}}}:window"
 
-    def bot_sends(self) -> str:
-        """Sorted set: the sender's recent Bot API calls, from every process (per second)."""
-        return f"{self.prefix}:sends:bot"
+    def chat_hold(self, chat_id: int) -> str:
+        """Set while Telegram asked the bot (with a 429) to wait before writing to a chat."""
+        return f"{self.prefix}:sends:{{rl:{chat_id}}}:hold"
+
+    def bot_sends(self, queued: bool, shard: int) -> str:
+        """Sorted set: one shard of the bot's recent calls, from every process (per second)."""
+        kind = "queued" if queued else "direct"
+        return f"{self.prefix}:sends:{{bot:{kind}:{shard}}}"
 
     @property
     def health_probe(self) -> str:

@@ -38,9 +38,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 
-# A sliding window of sends per chat, shared by every process: admit a send when fewer
-# than ARGV[3] happened in the last ARGV[2] ms, else say how long to wait.
+# A sliding window of sends per chat, shared by every process: admit a send when the chat
+# is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the last ARGV[2]
+# ms, else say how long to wait. Both keys share a hash tag.
 _WINDOW_ADMIT = """
+local held = redis.call('PTTL', KEYS[2])
+if held > 0 then return held end
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
@@ -58,6 +61,7 @@ REDIS_CONNECTIONS = 100  # per process
 REDIS_POOL_WAIT_S = 10.0
 FINISHED_GAME_TTL = 24 * 3600
 UPDATE_MARK_TTL_S = 3 * 24 * 3600  # longer than Telegram keeps retrying an update
+OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 
 
 class Conflict(Exception):
@@ -155,6 +159,12 @@ class Store:
                     continue
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
 
+    async def commit(self, writes: Writes) -> None:
+        """Apply writes that depend on nothing read, in one MULTI/EXEC."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            self._queue(pipe, writes)
+            await pipe.execute()
+
     def _queue(self, pipe: Any, writes: Writes) -> None:
         keys = self.keys
         for key, value in writes.set_json.items():
@@ -167,6 +177,7 @@ class Store:
             pipe.delete(*writes.delete)
         for game_id, op in writes.outbox:
             pipe.rpush(keys.outbox(game_id), json.dumps(op, ensure_ascii=False))
+            pipe.expire(keys.outbox(game_id), OUTBOX_TTL_S)  # refreshed with every write
             pipe.sadd(keys.pending_outboxes, game_id)
         for game_id, due_ms in writes.deadline_set.items():
             pipe.zadd(keys.deadlines, {game_id: due_ms})
@@ -212,17 +223,27 @@ class Store:
         raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
         return None if raw is None else json.loads(raw)
 
-    async def admit_send(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
-        """Count a send to a chat if the window allows it (0); else the ms to wait first."""
-        return await self._admit_in(self.keys.chat_sends(chat_id), now_ms, limit, window_ms)
+    async def admit_chat(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
+        """Count a message to a chat if its window allows it (0); else the ms to wait first."""
+        keys = self.keys
+        return await self._admit_in(
+            keys.chat_sends(chat_id), keys.chat_hold(chat_id), now_ms, limit, window_ms
+        )
 
-    async def admit_bot_send(self, now_ms: int, limit: int, window_ms: int) -> int:
-        """Count one of the bot's sends if the window allows it (0); else the ms to wait."""
-        return await self._admit_in(self.keys.bot_sends(), now_ms, limit, window_ms)
+    async def admit_bot(
+        self, queued: bool, shard: int, now_ms: int, limit: int, window_ms: int
+    ) -> int:
+        """Count one of the bot's calls in a shard of its window (0); else the ms to wait."""
+        key = self.keys.bot_sends(queued, shard)
+        return await self._admit_in(key, key + ":hold", now_ms, limit, window_ms)
 
-    async def _admit_in(self, key: str, now_ms: int, limit: int, window_ms: int) -> int:
+    async def hold_chat(self, chat_id: int, ms: int) -> None:
+        """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
+        await self.redis.set(self.keys.chat_hold(chat_id), "1", px=ms)
+
+    async def _admit_in(self, key: str, hold: str, now_ms: int, limit: int, window_ms: int) -> int:
         token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
-        return int(await self._admit(keys=[key], args=[now_ms, window_ms, limit, token]))
+        return int(await self._admit(keys=[key, hold], args=[now_ms, window_ms, limit, token]))
 
     async def outbox_items(self, game_id: str) -> list[tuple[bytes, dict[str, Any]]]:
         """Every undelivered message of a game, oldest first, with its stored form."""
@@ -236,6 +257,46 @@ class Store:
             for raw in delivered:
                 pipe.lrem(key, 1, raw)
             await pipe.execute()
+
+    async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
+        """Readdress an outbox's messages (and the group notes of its private ones) from a
+        chat to the one it became, compare-and-set; return how many moved."""
+        key = self.keys.outbox(owner)
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(key)
+                    entries = await pipe.lrange(key, 0, -1)
+                    moved, kept = 0, []
+                    for raw in entries:
+                        op = json.loads(raw)
+                        if old_chat not in (op.get("chat"), op.get("group")):
+                            kept.append(raw)
+                            continue
+                        for field_name in ("chat", "group"):
+                            if op.get(field_name) == old_chat:
+                                op[field_name] = new_chat
+                        kept.append(json.dumps(op, ensure_ascii=False).encode())
+                        moved += 1
+                    if not moved:
+                        return 0
+                    pipe.multi()
+                    pipe.delete(key)
+                    pipe.rpush(key, *kept)
+                    await pipe.execute()
+                    return moved
+                except WatchError:
+                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
+
+    async def outbox_drop(self, owner: str) -> int:
+        """Forget an outbox and everything in it; return how many messages it held."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.llen(self.keys.outbox(owner))
+            pipe.delete(self.keys.outbox(owner))
+            pipe.srem(self.keys.pending_outboxes, owner)
+            held, _, _ = await pipe.execute()
+        return int(held)
 
     async def outbox_done(self, game_id: str) -> None:
         """Forget a game's outbox once it is empty (checked atomically)."""

@@ -8,7 +8,7 @@ import unicodedata
 
 from telegram import Bot, CallbackQuery, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
 from ..rendering import ui
@@ -182,6 +182,9 @@ class Dispatcher:
                 await query.edit_message_text(
                     result.edit.text, reply_markup=markup(result.edit.keyboard)
                 )
+            except RetryAfter:  # the private chat's short window, never a group's
+                t = await self.service.translator_for(person)
+                return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
             except (BadRequest, Forbidden) as err:
                 # Too old, deleted, or unchanged: the press changes nothing, and says so.
                 if "not modified" not in err.message.lower():
@@ -230,6 +233,11 @@ class Dispatcher:
         screen = ui.settings_screen(self.service.catalogs.get(current["lang"]), current)
         try:
             await query.edit_message_text(screen.text, reply_markup=markup(screen.keyboard))
+        except RetryAfter:  # the group's window is full: never waited for in a handler
+            t = self.service.catalogs.get(current["lang"])
+            return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
+        except ChatMigrated as err:  # the group became a supergroup: its game follows
+            await self.service.chat_migrated(chat_id, err.new_chat_id)
         except BadRequest as err:
             if "not modified" not in err.message.lower():
                 log.warning("settings edit in chat %s refused: %s", chat_id, err.message)

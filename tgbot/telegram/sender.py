@@ -6,29 +6,24 @@ import asyncio
 import logging
 import secrets
 import time
-from datetime import timedelta
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import Bot
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+from telegram.ext import ExtBot
 
 from .. import metrics
-from ..storage.store import Store
+from ..storage.keys import CHAT_OWNER_PREFIX
+from ..storage.store import Store, Writes
 from ..tasks import settle, sleep_unless
 from .keyboards import markup
 
 log = logging.getLogger(__name__)
 
 LOCK_MS = 6_000
-MAX_RETRY_AFTER_WAITS = 5
+FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
+LONGEST_BACKOFF_S = 30.0
 MAX_TEXT = 4096
-SENDER_SHARE_PERCENT = 80
-
-
-def _seconds(retry_after: int | timedelta) -> float:
-    if isinstance(retry_after, timedelta):
-        return retry_after.total_seconds()
-    return float(retry_after)
 
 
 def merge_sends(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -57,55 +52,32 @@ def _plain_send(op: dict[str, Any]) -> bool:
 
 
 class _Deferred(Exception):
-    """The group has had its share of messages this minute: try again later."""
+    """The chat's window is full (or Telegram asked it to wait): try again later."""
+
+
+class _Moved(Exception):
+    """A basic group became a supergroup (Telegram's ChatMigrated): follow it."""
+
+    def __init__(self, old_chat: int, new_chat: int) -> None:
+        super().__init__(f"chat {old_chat} is now {new_chat}")
+        self.old_chat, self.new_chat = old_chat, new_chat
 
 
 class Sender:
-    """Drains outboxes; one process at a time per game, oldest message first."""
+    """Drains outboxes; one process at a time per game, oldest message first.
 
-    def __init__(
-        self,
-        bot: Bot,
-        store: Store,
-        group_messages_per_minute: int = 20,
-        messages_per_second: int = 30,
-    ) -> None:
+    Pacing is the bot's rate limiter's (shared in Redis by every process): a chat whose
+    window is full is refused at once, and its lane waits for a later sweep.
+    """
+
+    def __init__(self, bot: ExtBot[Any], store: Store) -> None:
         self.bot = bot
         self.store = store
         self.keys = store.keys
-        self.group_limit = group_messages_per_minute
-        # Queued game messages take at most this share of the bot's overall rate, counted
-        # in Redis across processes. The rest is left for what answers a person directly
-        # (command replies, target pickers), so those never queue behind a busy game.
-        self.bot_limit = max(1, messages_per_second * SENDER_SHARE_PERCENT // 100)
-        self._slot_turn = asyncio.Lock()
-
-    async def bot_slot(self) -> None:
-        """Wait until the sender may make another call this second (every process counts)."""
-        # One waiter per process asks Redis at a time, the others queue here in order:
-        # otherwise every waiting lane would poll Redis each time a slot frees up.
-        async with self._slot_turn:
-            while wait_ms := await self.store.admit_bot_send(
-                int(time.time() * 1000), self.bot_limit, 1000
-            ):
-                await asyncio.sleep(wait_ms / 1000)
-
-    async def _admitted(self, chat_id: int) -> bool:
-        """Take one of the group's messages of this minute, if one is left."""
-        return not await self.store.admit_send(
-            chat_id, int(time.time() * 1000), self.group_limit, 60_000
-        )
-
-    async def group_slot(self, chat_id: int) -> None:
-        """Wait until the group may get another message: never more than the limit in
-        any 60 seconds, counted in Redis so that every process keeps to it together.
-        (python-telegram-bot's limiter is a leaky bucket: it lets a burst through on top.)"""
-        if chat_id > 0:
-            return
-        while wait_ms := await self.store.admit_send(
-            chat_id, int(time.time() * 1000), self.group_limit, 60_000
-        ):
-            await asyncio.sleep(wait_ms / 1000)
+        # Moves a group's game and settings to the supergroup it became (the game service's).
+        self.on_migrated: Callable[[int, int], Awaitable[None]] | None = None
+        # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
+        self._backoff: dict[str, tuple[int, float]] = {}
 
     async def flush(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
@@ -138,13 +110,43 @@ class Sender:
 
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
+        now = time.monotonic()
         for game_id in await self.store.pending_games():
+            failures, next_try = self._backoff.get(game_id, (0, 0.0))
+            if next_try > now:
+                continue
             try:
+                if await self._gone(game_id):
+                    continue
                 await self.flush(game_id)
-            except NetworkError as err:  # TimedOut and BadRequest are NetworkErrors too
-                log.warning("outbox of game %s not delivered yet: %s", game_id, err)
-            except Exception:  # one game's failure must not stop the sweep of the others
-                log.exception("outbox of game %s not delivered yet", game_id)
+            except Exception as err:  # one game's failure must not stop the sweep of the others
+                failures += 1
+                pause = min(LONGEST_BACKOFF_S, FIRST_BACKOFF_S * 2 ** (failures - 1))
+                self._backoff[game_id] = (failures, time.monotonic() + pause)
+                # TimedOut, a 5xx and BadRequest are NetworkErrors: no traceback for those.
+                outage = isinstance(err, NetworkError)
+                log.log(
+                    logging.WARNING if outage else logging.ERROR,
+                    "outbox of game %s not delivered yet (%d tries; next in %.0f s): %s",
+                    game_id,
+                    failures,
+                    pause,
+                    err,
+                    exc_info=None if outage else err,
+                )
+            else:
+                self._backoff.pop(game_id, None)
+
+    async def _gone(self, owner: str) -> bool:
+        """Drop, with a log line, what a game that no longer exists still had queued."""
+        if owner.startswith(CHAT_OWNER_PREFIX) or await self.store.redis.exists(
+            self.keys.game(owner)
+        ):
+            return False
+        dropped = await self.store.outbox_drop(owner)
+        if dropped:
+            log.warning("game %s is gone: %d undelivered messages dropped", owner, dropped)
+        return True
 
     async def _drain(self, game_id: str) -> bool:
         """Deliver the queued messages, one lane per chat, the lanes side by side.
@@ -168,11 +170,17 @@ class Sender:
                 await self.store.outbox_remove(game_id, delivered)
                 progressed = True
             # What the other lanes delivered is recorded first, so that a retry repeats
-            # nothing; the failure then ends this flush and the sweeper tries again later.
-            failure = next((err for _, err in done if err is not None), None)
+            # nothing (and a move readdresses only what is left); a failure then ends this
+            # flush and the sweeper tries again later.
+            moves = {(e.old_chat, e.new_chat) for _, e in done if isinstance(e, _Moved)}
+            for old_chat, new_chat in moves:
+                await self._follow(game_id, old_chat, new_chat)
+            failure = next(
+                (e for _, e in done if e is not None and not isinstance(e, _Moved)), None
+            )
             if failure is not None:
                 raise failure
-            if not delivered:
+            if not delivered and not moves:
                 return progressed
         return progressed
 
@@ -193,33 +201,42 @@ class Sender:
         return delivered, None
 
     async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
-        for _ in range(MAX_RETRY_AFTER_WAITS):
-            try:
-                if op["op"] == "send":
-                    await self._send(game_id, op, refs)
-                elif op["op"] == "show":
-                    await self._show(game_id, op, refs)
-                else:
-                    await self._edit(op, refs)
-                return
-            except RetryAfter as err:  # the rate limiter's own retries were not enough
-                await asyncio.sleep(_seconds(err.retry_after))
-        raise NetworkError("flood control did not clear")
+        try:
+            if op["op"] == "send":
+                await self._send(game_id, op, refs)
+            elif op["op"] == "show":
+                await self._show(game_id, op, refs)
+            else:
+                await self._edit(game_id, op, refs)
+        except ChatMigrated as err:
+            raise _Moved(op["chat"], err.new_chat_id) from None
+        except RetryAfter as err:  # a full window, or Telegram's 429: the chat waits
+            log.info("chat %s waits %s before its next message", op["chat"], err.retry_after)
+            raise _Deferred from None
+
+    async def _follow(self, owner: str, old_chat: int, new_chat: int) -> None:
+        """The group became a supergroup: move its game, then readdress what is queued."""
+        log.warning("chat %s is now %s: its game and queued messages follow", old_chat, new_chat)
+        if self.on_migrated is not None:
+            await self.on_migrated(old_chat, new_chat)
+        await self.store.outbox_move_chat(owner, old_chat, new_chat)
+
+    @staticmethod
+    def _pace(op: dict[str, Any]) -> dict[str, Any]:
+        """The rate limiter's arguments: a reply to a person is outside the queued share."""
+        return {"queued": not op.get("direct")}
 
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
-        if op["chat"] < 0 and not await self._admitted(op["chat"]):
-            raise _Deferred
-        if not op.get("direct"):  # a reply to a person is outside the queued share
-            await self.bot_slot()
         try:
             message = await self.bot.send_message(
                 chat_id=op["chat"],
                 text=op["text"],
                 reply_markup=markup(op.get("kb")),
                 message_thread_id=op.get("thread"),
+                rate_limit_args=self._pace(op),
             )
         except Forbidden:
-            await self._unreachable(op)
+            await self._unreachable(game_id, op)
             return
         except BadRequest as err:
             log.warning("message to chat %s refused: %s", op["chat"], err.message)
@@ -231,23 +248,26 @@ class Sender:
     async def _show(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
         message_id = refs.get(op["ref"])
-        if message_id is None or not await self._edit_text(op, message_id):
+        if message_id is None or not await self._edit_text(game_id, op, message_id):
             await self._send(game_id, op, refs)
 
-    async def _edit(self, op: dict[str, Any], refs: dict[str, int]) -> None:
+    async def _edit(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         message_id = refs.get(op["ref"])
-        if message_id is not None:  # else never delivered (the person was unreachable)
-            await self._edit_text(op, message_id)
+        if message_id is None:  # never delivered (the person was unreachable)
+            return
+        if not await self._edit_text(game_id, op, message_id) and op.get("kb"):
+            # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
+            await self._send(game_id, op, refs)
 
-    async def _edit_text(self, op: dict[str, Any], message_id: int) -> bool:
+    async def _edit_text(self, game_id: str, op: dict[str, Any], message_id: int) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
-        await self.bot_slot()
         try:
             await self.bot.edit_message_text(
                 text=op["text"],
                 chat_id=op["chat"],
                 message_id=message_id,
                 reply_markup=markup(op.get("kb")),
+                rate_limit_args=self._pace(op),
             )
         except BadRequest as err:
             if "not modified" in err.message.lower():
@@ -255,24 +275,19 @@ class Sender:
             log.warning("edit in chat %s refused: %s", op["chat"], err.message)
             return False
         except Forbidden:
-            await self._unreachable(op)
+            await self._unreachable(game_id, op)
         return True
 
-    async def _unreachable(self, op: dict[str, Any]) -> None:
-        """A private message was refused: note it, and tell the group how to fix it."""
+    async def _unreachable(self, game_id: str, op: dict[str, Any]) -> None:
+        """A private message was refused: note it, and tell the group how to fix it (once,
+        queued behind the group's other messages, so that its window holds for it too)."""
         user_id = op["chat"]
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
         already_known = (await self.store.user_prefs(user_id)).get("dm") == "0"
-        await self.store.set_user_prefs(user_id, dm="0")
         note = op.get("unreachable")
-        if not note or op.get("group") is None or already_known:
-            return
-        await self.group_slot(op["group"])
-        await self.bot_slot()
-        try:
-            await self.bot.send_message(
-                chat_id=op["group"], text=note, message_thread_id=op.get("group_thread")
-            )
-        except (Forbidden, BadRequest) as err:
-            log.warning("could not tell group %s about %s: %s", op["group"], user_id, err)
+        writes = Writes(hset={self.keys.user_prefs(user_id): {"dm": "0"}})
+        if note and op.get("group") is not None and not already_known:
+            group = {"op": "send", "chat": op["group"], "thread": op.get("group_thread")}
+            writes.send(game_id, {**group, "text": note})
+        await self.store.commit(writes)

@@ -26,7 +26,7 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
 def build_webhook_app(
-    bot: Bot,
+    bot: Callable[[], Bot],
     process: Callable[[Update], Awaitable[CallbackAnswer | None]],
     healthy: Callable[[], Awaitable[bool]],
     secret: str | None,
@@ -36,6 +36,7 @@ def build_webhook_app(
     """An ASGI app that answers only after the update's step is committed; it also serves
     GET /healthz and the Prometheus metrics at GET /metrics.
 
+    `bot` gives the process's one bot object, which the updates are decoded with.
     A button press's answer rides in the response body (Telegram runs the method it names),
     which saves the bot one request per press.
     """
@@ -65,7 +66,7 @@ def build_webhook_app(
             return PlainTextResponse("ignored")
         update_id = data["update_id"]
         try:
-            update = Update.de_json(data, bot)
+            update = Update.de_json(data, bot())
             query = update.callback_query
             # de_json lets some required fields through missing or of the wrong type.
             if query is not None and (not isinstance(query.id, str) or query.from_user is None):

@@ -1,0 +1,239 @@
+"""Delivery under Telegram's flood limits, counted for every process in Redis (issue 14)."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+import pytest
+
+from tests.bot.play import open_and_start, open_lobby, players
+from tests.telegram_sim.harness import TgUser, running_bot
+from tests.telegram_sim.server import TelegramSim
+from tgbot.rendering import ui
+from tgbot.storage.keys import chat_owner
+from tgbot.storage.store import OUTBOX_TTL_S
+from tgbot.telegram.rate_limit import safe_group_limit
+
+WRITES = ("sendMessage", "editMessageText")
+GROUP_EDIT = -100902
+
+
+def writes_to(sim: TelegramSim, chat_id: int) -> list[str]:
+    """The methods of the messages and edits a chat got (those Telegram let through)."""
+    return [c.method for c in sim.calls_to(chat_id) if c.method in WRITES and c.status == 200]
+
+
+async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
+    redis_server_url: str,
+) -> None:
+    # Telegram's 20 a minute, counting edits: the lobby's joins are edits. The bot keeps to
+    # 18 (a margin), so Telegram never answers 429; the webhook answers every update while
+    # the group's replies wait, and a private chat is answered meanwhile.
+    group = -100900
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(4, first_id=8000)
+        await open_lobby(h, users, group=group)
+        assert "editMessageText" in writes_to(sim, group)
+        helper = TgUser(8100, "Helper")
+        for _ in range(150):  # merged six to a message: enough for 18
+            response = await h.post(h.message_update(helper, group, "/help"))
+            assert response.status_code == 200
+        assert await h.store.outbox_head(chat_owner(group)) is not None  # not waited for
+        loner = TgUser(8101, "Loner")
+        await h.say(loner, loner.id, "/help")  # delivered while the group waits
+        assert sim.messages(loner.id)[-1].text == ui.help_text(h.catalogs.get("ka"))
+        await h.until(lambda: len(writes_to(sim, group)) >= safe_group_limit(20))
+        assert len(writes_to(sim, group)) == safe_group_limit(20) == 18
+        assert await h.store.outbox_head(chat_owner(group)) is not None
+        assert not sim.flood_refusals(group)
+
+
+async def test_a_429_holds_the_chat_and_its_messages_follow_later(redis_server_url: str) -> None:
+    # Telegram asks the group to wait: the lane is deferred (not retried in a loop), the
+    # hold is kept in Redis, and the message goes out once it is over.
+    group = -100901
+    sim = TelegramSim()
+    async with running_bot(redis_server_url, sim=sim) as h:
+        sim.fail_next("sendMessage", 429, "Too Many Requests: retry after 1", group, 1, times=1)
+        helper = TgUser(8200, "Helper")
+        await h.say(helper, group, "/help")
+        refused = sim.flood_refusals(group)
+        assert len(refused) == 1
+        delivered = [c for c in sim.calls_to(group, "sendMessage") if c.status == 200]
+        assert len(delivered) == 1
+        assert delivered[0].at - refused[0].at >= 1.0  # the retry_after was honoured
+
+
+async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
+    redis_server_url: str,
+) -> None:
+    # A basic group becomes a supergroup while its lobby, the replies to its commands and a
+    # started game's messages are queued: Telegram answers each with migrate_to_chat_id.
+    # The game, its settings and everything queued follow to the new chat, in order.
+    old, new = -4200, -1004200
+    sim = TelegramSim()
+    async with running_bot(redis_server_url, sim=sim) as h:
+        users = players(3, first_id=8300)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        await h.store.set_chat_settings(old, lang="en")
+        sim.migrated[old] = new
+        newgame = await h.post(h.message_update(users[0], old, "/newgame"))
+        assert newgame.status_code == 200
+        for _ in range(3):
+            assert (await h.post(h.message_update(users[1], old, "/help"))).status_code == 200
+        join = h.tr("✋ Join", "en")
+        await h.until(lambda: h.has_button(new, join))
+        record = await h.record_of_chat(new)
+        assert record is not None and record.chat_id == new
+        assert await h.record_of_chat(old) is None
+        assert (await h.store.chat_settings(new)).get("lang") == "en"
+        await h.replied(old)  # the replies to /help went to the new chat
+        help_text = ui.help_text(h.catalogs.get("en"))
+        assert h.sim.text_of(new).count(help_text) == 3
+        for u in users[1:]:
+            await h.press_text(u, new, join)
+        await h.press_text(users[0], new, h.tr("▶️ Start", "en"))
+        await h.until(lambda: any(h.sim.with_buttons(u.id) for u in users))
+        await h.delivered(record.id)
+        assert not [c for c in sim.calls_to(old) if c.status == 200]
+        assert len(sim.messages(new)) >= 3
+
+
+async def test_a_player_who_blocks_the_bot_is_announced_once_when_an_edit_is_refused(
+    redis_server_url: str,
+) -> None:
+    # The refused call is an edit (their question closing), not a new message: the group
+    # is told all the same, and once. (A refused message: test_flows.py's blocked player.)
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8400)
+        await open_and_start(h, users, group=GROUP_EDIT)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        edits_before = len(h.sim.calls_to(actor.id, "editMessageText"))
+        h.sim.blocked.add(actor.id)
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        note_start = h.tr(
+            "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press "
+            "Start; until then their decisions time out."
+        ).split("{player}")[0]
+        await h.until(lambda: note_start in h.sim.text_of(GROUP_EDIT))
+        refused = h.sim.calls_to(actor.id, "editMessageText")[edits_before:]
+        assert refused and all(c.status == 403 for c in refused)
+        assert not [c for c in h.sim.calls_to(actor.id, "sendMessage") if c.status == 403]
+        record = await h.record_of_chat(GROUP_EDIT)
+        assert record is not None
+        for _ in range(3):  # more turns: more refused calls, no second note
+            nxt = next((u for u in users if h.sim.with_buttons(u.id) and u != actor), None)
+            if nxt is None:
+                break
+            await h.press_text(nxt, nxt.id, h.tr("💰 Income"))
+            await h.delivered(record.id)
+        assert h.sim.text_of(GROUP_EDIT).count(note_start) == 1
+
+
+async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
+    redis_server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Telegram cannot be reached for the group, so the lobby stays queued (with a TTL); the
+    # game's record then expires: the sweep drops the outbox and says so, once.
+    group = -100903
+    async with running_bot(redis_server_url) as h:
+        users = players(2, first_id=8500)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group, times=10_000)
+        await h.post(h.message_update(users[0], group, "/newgame"))
+        record = await h.record_of_chat(group)
+        assert record is not None
+        outbox = h.store.keys.outbox(record.id)
+        await h.until(lambda: bool(h.sim.calls_to(group, "sendMessage")))
+        assert await h.store.redis.llen(outbox)
+        assert 0 < await h.store.redis.ttl(outbox) <= OUTBOX_TTL_S
+        with caplog.at_level(logging.WARNING, logger="tgbot.telegram.sender"):
+            await h.store.redis.delete(h.store.keys.game(record.id))
+            await h.delivered(record.id)
+        dropped = [r for r in caplog.records if "is gone" in r.getMessage()]
+        assert len(dropped) == 1 and record.id in dropped[0].getMessage()
+        assert record.id.encode() not in await h.store.redis.smembers(h.store.keys.pending_outboxes)
+
+
+async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(
+    redis_server_url: str,
+) -> None:
+    # Telegram answers 502 for the group over and over: the sweep tries again after 1 s,
+    # then 2 s, then 4 s (not every second), and delivers once Telegram is back.
+    group = -100904
+    async with running_bot(redis_server_url) as h:
+        helper = TgUser(8600, "Helper")
+        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group, times=4)
+        await h.post(h.message_update(helper, group, "/help"))
+        await h.replied(group, timeout=30)
+        tries = [c.at for c in h.sim.calls_to(group, "sendMessage")]
+        assert len(tries) == 5  # four refused, then delivered
+        gaps = [later - earlier for earlier, later in itertools.pairwise(tries)]
+        # The first refusal is the delivery right after the update; the sweep retries.
+        assert gaps[2] >= 2.0 and gaps[3] >= 4.0, gaps
+
+
+async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(redis_server_url: str) -> None:
+    # Telegram refuses to edit the lobby ("message can't be edited"): it still offers the
+    # Join button, so it is sent again, and the next join edits the new one.
+    group = -100905
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8700)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        await h.say(users[0], group, "/newgame")
+        join = h.tr("✋ Join")
+        await h.until(lambda: h.has_button(group, join))
+        record = await h.record_of_chat(group)
+        assert record is not None
+        first = h.sim.with_buttons(group)[0]
+        first.editable = False
+        await h.press(users[1], group, first.message_id, first.button(join)["callback_data"])
+        await h.delivered(record.id)
+        lobbies = h.sim.with_buttons(group)
+        assert len(lobbies) == 2 and users[1].first_name in lobbies[-1].text
+        await h.press_text(users[2], group, join)
+        await h.delivered(record.id)
+        assert users[2].first_name in h.sim.with_buttons(group)[-1].text
+        assert h.sim.with_buttons(group)[-1].edits == 1
+
+
+async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_url: str) -> None:
+    # Telegram answers the picker's edit in the presser's private chat with 429: the press
+    # is answered ("Too fast"), not failed with a 503, and the hold is kept: the next press
+    # within it does not even ask Telegram. (A handler never waits for a group's window.)
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8800)
+        await open_and_start(h, users, group=-100906)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        h.sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 30", actor.id, 30)
+        too_fast = h.tr("Too fast: wait a moment.")
+        for _ in range(2):
+            answer = await h.press_text(actor, actor.id, h.tr("🏴 Steal"))
+            assert answer.get("text") == too_fast
+        edits = h.sim.calls_to(actor.id, "editMessageText")
+        assert [c.status for c in edits] == [429]
+
+
+async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
+    redis_server_url: str,
+) -> None:
+    # The settings screen's edit is refused with migrate_to_chat_id: the change is kept
+    # and moves to the new chat with the rest, and the press is answered (no error).
+    old, new = -4300, -1004300
+    async with running_bot(redis_server_url) as h:
+        admin = TgUser(8900, "Admin")
+        h.sim.admins.add((old, admin.id))
+        await h.say(admin, old, "/settings")
+        h.sim.migrated[old] = new
+        lang = h.sim.last(old).button("🌐")["callback_data"]
+        update = h.press_update(admin, old, h.sim.last(old).message_id, lang)
+        response = await h.post(update)
+        assert response.status_code == 200 and response.headers["content-type"].startswith(
+            "application/json"
+        )
+        assert (await h.store.chat_settings(new)).get("lang") == "en"

@@ -1,0 +1,162 @@
+"""One rate limiter for every process of the bot, kept in Redis (python-telegram-bot's
+BaseRateLimiter, in place of its in-process AIORateLimiter).
+
+Three kinds of window, all sliding and shared through Redis:
+
+* a group's minute: at most `group_messages_per_minute` less a safety margin, counting
+  edits as Telegram does. It is never waited for: a call that finds it full (or the group
+  held after a 429) raises `WindowFull` at once, without asking Telegram, so that an update
+  handler never waits for a busy group and the outbox sender defers that group's lane.
+* a private chat's few seconds (about one message a second, a short burst allowed):
+  waited for, briefly; a longer hold raises `WindowFull` too.
+* the bot's second, split into a share for queued game messages and a share for direct
+  answers to a person, each spread over a few sharded keys, so that no single Redis key
+  takes every call of every process.
+
+A 429 from Telegram holds its chat for `retry_after`, for every process, and is re-raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+
+from ..storage.store import Store
+
+log = logging.getLogger(__name__)
+
+GROUP_WINDOW_MS = 60_000
+PRIVATE_WINDOW_MS = 3_000  # one a second, counted over three: a prompt and a card at once
+PRIVATE_LONGEST_WAIT_MS = 3_000  # a private chat held longer than this raises WindowFull
+BOT_WINDOW_MS = 1_000
+QUEUED_SHARE_PERCENT = 80  # of the bot's pace, for queued game messages; the rest is direct
+MAX_SHARDS = 4
+_NOT_MESSAGES = frozenset({"sendChatAction"})
+
+
+class WindowFull(RetryAfter):
+    """Not sent: the chat's window is full or Telegram asked it to wait; retry later."""
+
+
+def safe_group_limit(per_minute: int) -> int:
+    """A group's messages a minute with a safety margin (18 of Telegram's 20)."""
+    return max(1, per_minute - max(1, per_minute // 10))
+
+
+def counts(endpoint: str) -> bool:
+    """Whether Telegram counts a method toward its flood limits (messages and their edits)."""
+    return endpoint.startswith(("send", "edit", "copyMessage", "forwardMessage")) and (
+        endpoint not in _NOT_MESSAGES
+    )
+
+
+def _chat_of(data: dict[str, Any]) -> int | None:
+    raw = data.get("chat_id")
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and raw.lstrip("-").isdigit():
+        return int(raw)
+    return None
+
+
+def _split(budget: int) -> list[int]:
+    """A per-second budget over a few shards (each at least one call a second)."""
+    shards = max(1, min(MAX_SHARDS, budget // 3))
+    return [budget // shards + (1 if i < budget % shards else 0) for i in range(shards)]
+
+
+class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
+    """Telegram's flood limits, kept together by every process through Redis.
+
+    `rate_limit_args={"queued": True}` marks a queued game message (the sender's share of
+    the bot's pace); anything else is a direct answer to a person.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        group_messages_per_minute: int = 20,
+        messages_per_second: int = 30,
+        private_messages_per_second: int = 1,
+    ) -> None:
+        self.store = store
+        self.group_limit = safe_group_limit(group_messages_per_minute)
+        self.private_limit = max(1, private_messages_per_second * PRIVATE_WINDOW_MS // 1000)
+        queued = max(1, messages_per_second * QUEUED_SHARE_PERCENT // 100)
+        direct = max(1, messages_per_second - queued)
+        self._shares = {True: _split(queued), False: _split(direct)}
+
+    async def initialize(self) -> None:
+        """Nothing to set up: the windows live in Redis."""
+
+    async def shutdown(self) -> None:
+        """Nothing to release."""
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: dict[str, Any] | None,
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        """Take the chat's and the bot's slots, then make the call; a 429 holds the chat."""
+        chat = _chat_of(data)
+        if counts(endpoint):
+            if chat is not None:
+                await self._chat_slot(chat)
+            await self._bot_slot(bool((rate_limit_args or {}).get("queued")))
+        try:
+            return await callback(*args, **kwargs)
+        except RetryAfter as err:
+            if chat is not None:
+                seconds = _seconds(err.retry_after)
+                await self.store.hold_chat(chat, max(1, int(seconds * 1000)))
+                log.warning("Telegram holds chat %s for %.0f s (%s)", chat, seconds, endpoint)
+            raise
+
+    async def _chat_slot(self, chat: int) -> None:
+        """Count a message to a chat; raise WindowFull rather than wait for a group."""
+        group = chat < 0
+        limit = self.group_limit if group else self.private_limit
+        window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
+        while wait_ms := await self.store.admit_chat(chat, _now_ms(), limit, window):
+            if group or wait_ms > PRIVATE_LONGEST_WAIT_MS:
+                raise WindowFull(math.ceil(wait_ms / 1000))
+            await asyncio.sleep(wait_ms / 1000)
+
+    async def _bot_slot(self, queued: bool) -> None:
+        """Wait for one of the bot's calls of this second, from a randomly chosen shard
+        of its share (then one more shard), so that every process spreads over them."""
+        shares = self._shares[queued]
+        while True:
+            first = random.randrange(len(shares))
+            tries = [first] if len(shares) == 1 else [first, (first + 1) % len(shares)]
+            waits = []
+            for shard in tries:
+                wait_ms = await self.store.admit_bot(
+                    queued, shard, _now_ms(), shares[shard], BOT_WINDOW_MS
+                )
+                if not wait_ms:
+                    return
+                waits.append(wait_ms)
+            await asyncio.sleep(min(waits) / 1000)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _seconds(retry_after: Any) -> float:
+    """RetryAfter.retry_after as seconds (an int, or a timedelta with PTB_TIMEDELTA)."""
+    total = getattr(retry_after, "total_seconds", None)
+    return float(total() if total is not None else retry_after)
