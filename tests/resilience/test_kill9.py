@@ -144,7 +144,9 @@ async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
         data = buttons.pack(game_id, record.context, buttons.encode_decision(decision, seats))
         user = next(u for u in users if u.id == player)
         await post_until_accepted(h, h.press_update(user, player, message_id, data))
-    raise AssertionError("the game did not end")
+    record = await h.record(game_id)
+    version = record.game().version if record is not None and record.engine else None
+    raise AssertionError(f"the game {game_id} did not end (engine version {version})")
 
 
 def check_against_replay(
