@@ -6,6 +6,7 @@ with every setting from the environment (logging set up, webhook registered).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -21,6 +22,12 @@ def main() -> None:
     if sys.argv[1] == "run":
         run(load_config())
         return
+    # Without this, the test's bot.log (this process's stderr) stays empty.
+    logging.basicConfig(
+        level=logging.WARNING,
+        format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("tgbot").setLevel(os.environ.get("BOT_LOG_LEVEL", "INFO"))
     config = Config(
         bot_token="123456:TEST-token",
         redis_url=os.environ["REDIS_URL"],

@@ -20,7 +20,7 @@ import pytest
 from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.config import DEFAULT_LOCALES, Config
-from tgbot.engine import Decision, Game, game_to_dict
+from tgbot.engine import Action, Decision, Game, Pass, TakeAction, game_to_dict
 from tgbot.engine.events import ResponsePassed
 from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
@@ -31,10 +31,26 @@ KILLS_WANTED = 20
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 
 
+# After this many engine versions the policy stops varying its choices and plays for an
+# end: a handful of seeds (about 1 game in 60) otherwise fall into a cycle, two players
+# exchanging cards turn after turn forever, and the game never ends (see test_policy_ends).
+VARIED_VERSIONS = 150
+
+
 def policy(game: Game, player: int) -> Decision:
-    """A deterministic choice among the legal decisions, the same in the replay."""
+    """A deterministic choice among the legal decisions, the same in the replay.
+
+    Varied for the first VARIED_VERSIONS versions; then Coup when it can, else Income, let
+    everything pass, and the first choice otherwise, so every game ends soon.
+    """
     legal = game.legal_decisions(player)
-    return legal[(game.version * 7 + player) % len(legal)]
+    if game.version < VARIED_VERSIONS:
+        return legal[(game.version * 7 + player) % len(legal)]
+    for action in (Action.COUP, Action.INCOME):
+        for decision in legal:
+            if isinstance(decision, TakeAction) and decision.action is action:
+                return decision
+    return next((d for d in legal if isinstance(d, Pass)), legal[0])
 
 
 class BotProcess:
@@ -128,7 +144,9 @@ async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
         data = buttons.pack(game_id, record.context, buttons.encode_decision(decision, seats))
         user = next(u for u in users if u.id == player)
         await post_until_accepted(h, h.press_update(user, player, message_id, data))
-    raise AssertionError("the game did not end")
+    record = await h.record(game_id)
+    version = record.game().version if record is not None and record.engine else None
+    raise AssertionError(f"the game {game_id} did not end (engine version {version})")
 
 
 def check_against_replay(
@@ -150,6 +168,39 @@ def check_against_replay(
     delivered = Counter(line for m in h.sim.messages(group) for line in m.text.split("\n") if line)
     missing = expected - delivered
     assert not missing, f"group lines never delivered: {missing}"
+
+
+# Seeds and tables on which the policy used to cycle forever (taken from failed runs' replays).
+CYCLING = [
+    (12171602478298376788, [50310, 50311, 50312, 50313]),
+    (17358635430343912712, [50210, 50211, 50212, 50213]),
+    (8316622915818741159, [50120, 50121, 50122, 50123, 50124]),
+]
+
+
+def play_by_policy(ids: list[int], seed: int, steps: int) -> Game:
+    game, _ = Game.new(ids, seed)
+    for _ in range(steps):
+        if game.over:
+            break
+        player = game.awaiting().players[0]
+        game.apply(player, policy(game, player))
+    return game
+
+
+@pytest.mark.parametrize(("seed", "ids"), CYCLING)
+def test_policy_ends_a_game_that_used_to_cycle(seed: int, ids: list[int]) -> None:
+    """play_one presses at most 3000 times: the policy must end every game well before."""
+    assert play_by_policy(ids, seed, 1000).over
+
+
+def test_policy_ends_every_game() -> None:
+    rng = random.Random(18)
+    for n in range(2, 7):
+        for _ in range(60):
+            ids = [50000 + n * 10 + j for j in range(n)]
+            seed = rng.getrandbits(64)
+            assert play_by_policy(ids, seed, 1000).over, f"seed {seed} with {n} players"
 
 
 @pytest.mark.timeout(480)
