@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from tgbot.storage.embedded import redis_server_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "123456:SECRET-token-value"
@@ -85,3 +88,33 @@ def alive(pid: int) -> bool:
         return False
     stat = Path(f"/proc/{pid}/stat")
     return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
+
+
+def redis_on_port(port: int, folder: Path, *settings: str) -> subprocess.Popen[bytes]:
+    """A throwaway redis-server on a TCP port of loopback (with extra `settings`), once it
+    accepts connections."""
+    server = subprocess.Popen(
+        [
+            redis_server_binary(),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+            *settings,
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return server
+        except OSError:
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -14,30 +13,10 @@ from redis import Redis
 
 from tests.telegram_sim.harness import SECRET, TgUser, Updates, free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
-from tgbot.storage.embedded import redis_server_binary
 
-from .cli import TOKEN, bot_env, run_cli, start_cli, until
+from .cli import TOKEN, bot_env, redis_on_port, run_cli, start_cli, until
 
 GROUP = -9100
-
-
-def _redis_on(port: int, folder: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [
-            redis_server_binary(),
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(folder),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
 
 
 async def _status(http: httpx.AsyncClient, url: str) -> int:
@@ -71,7 +50,7 @@ def _metric(text: str, name: str, **labels: str) -> float:
 async def test_webhook_mode_health_metrics_profile_and_a_redis_outage(tmp_path: Path) -> None:
     sim = TelegramSim()
     sim_port, redis_port, bot_port = free_port(), free_port(), free_port()
-    redis_server = _redis_on(redis_port, tmp_path)
+    redis_server = redis_on_port(redis_port, tmp_path)
     log = tmp_path / "bot.log"
     async with serve(build_sim_app(sim), sim_port), httpx.AsyncClient(timeout=10) as http:
         env = bot_env(
@@ -131,7 +110,7 @@ async def test_webhook_mode_health_metrics_profile_and_a_redis_outage(tmp_path: 
             during = log.read_text()[len(before) :]
             failing = [line for line in during.splitlines() if "failing" in line]
             assert 1 <= len(failing) <= 6, during
-            redis_server = _redis_on(redis_port, tmp_path)
+            redis_server = redis_on_port(redis_port, tmp_path)
             await until(
                 lambda: log.read_text().count("working again") >= 2,
                 timeout=40,

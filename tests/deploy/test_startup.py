@@ -7,15 +7,13 @@ Telegram does not answer. Each case runs the real command in its own process.
 from __future__ import annotations
 
 import socket
-import subprocess
 import time
 from pathlib import Path
 
 from tests.telegram_sim.harness import free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
-from tgbot.storage.embedded import redis_server_binary
 
-from .cli import TOKEN, assert_one_line, bot_env, run_cli
+from .cli import TOKEN, assert_one_line, bot_env, redis_on_port, run_cli
 
 
 async def test_a_token_telegram_refuses(redis_server_url: str, tmp_path: Path) -> None:
@@ -52,24 +50,8 @@ async def test_redis_unreachable_is_retried_a_bounded_time(tmp_path: Path) -> No
 
 async def test_redis_that_refuses_writes(tmp_path: Path) -> None:
     port = free_port()
-    server = subprocess.Popen(
-        [
-            redis_server_binary(),
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--maxmemory",
-            "1",
-            "--maxmemory-policy",
-            "noeviction",
-        ],
-        stdout=subprocess.DEVNULL,
-    )
+    server = redis_on_port(port, tmp_path, "--maxmemory", "1", "--maxmemory-policy", "noeviction")
     try:
-        _wait_for_port(port)
         env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=f"redis://127.0.0.1:{port}/0")
         assert_one_line(await run_cli(env, tmp_path), 1, "refuses writes", "maxmemory")
     finally:
@@ -117,14 +99,3 @@ async def test_a_broken_catalogue(redis_server_url: str, tmp_path: Path) -> None
         (tmp_path / lang / "LC_MESSAGES" / "messages.po").write_text('msgid "x\n')
     env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=redis_server_url, LOCALES_DIR=str(tmp_path))
     assert_one_line(await run_cli(env, tmp_path), 2, "catalogue", "cannot be read")
-
-
-def _wait_for_port(port: int, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
