@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tgbot.engine import Allegiance, Character, Game, Variant
+from tgbot.engine import Allegiance, Character, DecisionKind, Game, Pass, Variant
 from tgbot.engine.cards import full_deck
 from tgbot.engine.events import Event
 
@@ -110,3 +110,11 @@ def check_invariants(game: Game) -> None:
         assert len(alive) == 1 and game.winner == alive[0].id
     else:
         assert len(alive) >= 2
+
+
+def everyone_passes(game: Game) -> list:
+    """All awaited responders pass; return the events of all the passes."""
+    events: list = []
+    while game.awaiting().kind is DecisionKind.RESPONSE:
+        events += game.apply(game.awaiting().players[0], Pass())
+    return events

@@ -31,17 +31,21 @@ from tgbot.engine import (
 )
 from tgbot.engine.cards import sorted_cards
 
-from .helpers import AM, CP, CT, IQ, A, D, check_invariants, kinds, only, stacked_game
+from .helpers import (
+    AM,
+    CP,
+    CT,
+    IQ,
+    A,
+    D,
+    check_invariants,
+    everyone_passes,
+    kinds,
+    only,
+    stacked_game,
+)
 
 INQ = Variant.INQUISITOR
-
-
-def everyone_passes(game: Game) -> list:
-    """All awaited responders pass; return the events of all the passes."""
-    events: list = []
-    while game.awaiting().kind is DecisionKind.RESPONSE:
-        events += game.apply(game.awaiting().players[0], Pass())
-    return events
 
 
 def public(events: list) -> list:
