@@ -237,3 +237,44 @@ async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
             "application/json"
         )
         assert (await h.store.chat_settings(new)).get("lang") == "en"
+
+
+async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
+    redis_server_url: str,
+) -> None:
+    # Telegram holds the group (a 429 on the lobby's first edit) while players join and
+    # leave: each step queues an edit of the lobby. When the hold is over the group gets
+    # one edit, with the latest list of players, and nothing is sent twice.
+    group = -100907
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(6, first_id=9000)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        await h.say(users[0], group, "/newgame")
+        join, leave = h.tr("✋ Join"), h.tr("🚪 Leave")
+        await h.until(lambda: h.has_button(group, join))
+        record = await h.record_of_chat(group)
+        assert record is not None
+        sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 600", group, 600)
+        for u in users[1:]:
+            await h.press_text(u, group, join)
+        for u in users[1:3]:
+            await h.press_text(u, group, leave)
+        await h.press_text(users[1], group, join)
+        queued = await h.store.redis.llen(h.store.keys.outbox(record.id))
+        assert queued >= 7  # every step's edit is still waiting
+        assert [c.status for c in sim.calls_to(group, "editMessageText")] == [429]
+        sends_before = len(sim.calls_to(group, "sendMessage"))
+        await h.store.redis.delete(h.store.keys.chat_hold(group))  # the hold is over
+        await h.delivered(record.id)
+        edits = sim.calls_to(group, "editMessageText")
+        assert [c.status for c in edits] == [429, 200]
+        assert len(sim.calls_to(group, "sendMessage")) == sends_before
+        latest = [users[0], *users[3:], users[1]]
+        lobby = sim.with_buttons(group)
+        assert len(lobby) == 1
+        listing = "\n".join(f"{i}. {u.first_name}" for i, u in enumerate(latest, 1))
+        assert listing in lobby[0].text
+        final = await h.record(record.id)
+        assert final is not None and [s.id for s in final.players] == [u.id for u in latest]

@@ -26,13 +26,45 @@ LONGEST_BACKOFF_S = 30.0
 MAX_TEXT = 4096
 
 
-def merge_sends(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
+def latest_state(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Keep only the newest of a chat's pending edits of each message (latest state wins).
+
+    An edit or show of a message replaces a pending older edit or show of it: the older
+    is dropped from where it stood and delivered by the newer one, whose "_raws" lists the
+    stored entries of both. A send of a message starts anew (an edit before it concerns
+    the message it replaces), and a send is never moved, so a message is still created
+    before it is edited, and other messages keep their order.
+    """
+    ops: list[dict[str, Any]] = []
+    dropped: set[int] = set()
+    pending: dict[str, int] = {}  # ref -> index in ops of its newest pending edit or show
+    for raw, op in lane:
+        ref = op.get("ref")
+        entry = {**op, "_raws": [raw]}
+        if ref and op["op"] in ("edit", "show") and (older := pending.get(ref)) is not None:
+            superseded = ops[older]
+            dropped.add(older)
+            entry["_raws"] = superseded["_raws"] + entry["_raws"]
+            entry["at"] = superseded.get("at", op.get("at"))  # the lag counts from the oldest
+            if superseded["op"] == "show":
+                # A show sends the message anew when there is none to edit: keep that.
+                entry["op"] = "show"
+        if ref:
+            if op["op"] == "send":
+                pending.pop(ref, None)
+            else:
+                pending[ref] = len(ops)
+        ops.append(entry)
+    return [op for i, op in enumerate(ops) if i not in dropped]
+
+
+def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Join consecutive plain messages (no buttons, nothing to edit later) of one chat.
 
-    Each resulting op lists the stored entries it delivers under "_raws".
+    Each op lists the stored entries it delivers under "_raws" (see latest_state).
     """
     merged: list[dict[str, Any]] = []
-    for raw, op in lane:
+    for op in lane:
         previous = merged[-1] if merged else None
         if (
             previous is not None
@@ -41,9 +73,9 @@ def merge_sends(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]
             and len(previous["text"]) + len(op["text"]) + 2 <= MAX_TEXT
         ):
             previous["text"] += "\n\n" + op["text"]
-            previous["_raws"].append(raw)
+            previous["_raws"] += op["_raws"]
         else:
-            merged.append({**op, "_raws": [raw]})
+            merged.append(op)
     return merged
 
 
@@ -163,7 +195,10 @@ class Sender:
             for raw, op in items:
                 lanes.setdefault(op["chat"], []).append((raw, op))
             done = await asyncio.gather(
-                *(self._deliver_lane(game_id, merge_sends(lane), refs) for lane in lanes.values())
+                *(
+                    self._deliver_lane(game_id, merge_sends(latest_state(lane)), refs)
+                    for lane in lanes.values()
+                )
             )
             delivered = [raw for lane_done, _ in done for raw in lane_done]
             if delivered:
