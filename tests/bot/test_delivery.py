@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
+import time
 
 import pytest
 
 from tests.bot.play import open_and_start, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
-from tests.telegram_sim.server import TelegramSim
+from tests.telegram_sim.server import Call, TelegramSim
+from tgbot.config import Deadlines
 from tgbot.rendering import ui
 from tgbot.storage.keys import chat_owner
 from tgbot.storage.store import OUTBOX_TTL_S
@@ -278,3 +281,36 @@ async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
         assert listing in lobby[0].text
         final = await h.record(record.id)
         assert final is not None and [s.id for s in final.players] == [u.id for u in latest]
+
+
+async def test_a_decision_s_time_counts_from_when_its_prompt_reached_telegram(
+    redis_server_url: str,
+) -> None:
+    # Telegram takes two seconds to take each player's next message: the turn's three
+    # seconds start only once the prompt got through, so the turn is not timed out early.
+    slow, seconds = 2.0, 3
+    fast = Deadlines(turn=seconds, response=60, lose_card=60, exchange=60, lobby=60)
+    async with running_bot(redis_server_url, fast) as h:
+        users = players(3, first_id=9100)
+        game_id = await open_and_start(h, users, group=-100908)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        for u in users:
+            h.sim.delay("sendMessage", u.id, slow)
+        before = await h.record(game_id)
+        assert before is not None
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        pressed = await h.record(game_id)
+        assert pressed is not None and pressed.context != before.context
+        mover = pressed.game().awaiting().players[0]
+
+        def prompts() -> list[Call]:
+            return [c for c in h.sim.calls_to(mover, "sendMessage") if c.params.get("reply_markup")]
+
+        earlier = len(prompts())
+        await h.until(lambda: len(prompts()) > earlier)
+        reached = prompts()[-1].at
+        while (record := await h.record(game_id)) is not None and record.context == pressed.context:
+            await asyncio.sleep(0.01)
+        timed_out = time.monotonic()
+        assert record is not None and record.game().version > pressed.context
+        assert timed_out - reached >= seconds - 0.01, timed_out - reached

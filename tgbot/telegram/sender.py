@@ -108,6 +108,8 @@ class Sender:
         self.keys = store.keys
         # Moves a group's game and settings to the supergroup it became (the game service's).
         self.on_migrated: Callable[[int, int], Awaitable[None]] | None = None
+        # A prompt reached Telegram: (game, context, seconds) starts its deadline from now.
+        self.on_prompt_delivered: Callable[[str, int, int], Awaitable[None]] | None = None
         # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
         self._backoff: dict[str, tuple[int, float]] = {}
 
@@ -233,6 +235,12 @@ class Sender:
                 return delivered, err
             delivered += op["_raws"]
             metrics.observe_delivery(op, int(time.time() * 1000))
+            context = op.get("starts_deadline")
+            if context is not None and self.on_prompt_delivered and not op.get("_refused"):
+                try:
+                    await self.on_prompt_delivered(game_id, int(context), int(op["seconds"]))
+                except Exception as err:  # delivered all the same: the step-time deadline holds
+                    log.warning("deadline of game %s not moved: %s", game_id, err)
         return delivered, None
 
     async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
@@ -316,6 +324,7 @@ class Sender:
     async def _unreachable(self, game_id: str, op: dict[str, Any]) -> None:
         """A private message was refused: note it, and tell the group how to fix it (once,
         queued behind the group's other messages, so that its window holds for it too)."""
+        op["_refused"] = True  # not seen: its deadline is not moved for it
         user_id = op["chat"]
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
