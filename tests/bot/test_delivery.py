@@ -314,3 +314,35 @@ async def test_a_decision_s_time_counts_from_when_its_prompt_reached_telegram(
         timed_out = time.monotonic()
         assert record is not None and record.game().version > pressed.context
         assert timed_out - reached >= seconds - 0.01, timed_out - reached
+
+
+async def test_redis_refusing_writes_makes_no_message_go_out_twice(redis_server_url: str) -> None:
+    # Redis runs out of memory (noeviction: it refuses writes) while the lobby is on its
+    # way to Telegram, so the lobby's message id cannot be recorded. The sweep sends
+    # nothing again while Redis refuses; once it accepts writes again the lobby is known,
+    # and the next join edits it rather than sending a second one.
+    group = -100909
+    async with running_bot(redis_server_url) as h:
+        users = players(2, first_id=9200)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        h.sim.delay("sendMessage", group, 1.0)
+        redis = h.store.redis
+        assert (await redis.config_get("maxmemory-policy"))["maxmemory-policy"] == "noeviction"
+        try:
+            await h.post(h.message_update(users[0], group, "/newgame"))
+            await h.until(lambda: h.sim.slow_calls > 0)  # the lobby is on its way
+            await redis.config_set("maxmemory", 1)
+            await asyncio.sleep(4)  # a few sweeps, each refused by Redis
+            sends = [c for c in h.sim.calls_to(group, "sendMessage") if c.status == 200]
+            assert len(sends) == 1
+        finally:
+            await redis.config_set("maxmemory", 0)
+        h.sim.delays.clear()
+        record = await h.record_of_chat(group)
+        assert record is not None
+        await h.press_text(users[1], group, h.tr("✋ Join"))
+        await h.delivered(record.id)
+        assert len([c for c in h.sim.calls_to(group, "sendMessage") if c.status == 200]) == 1
+        lobby = h.sim.with_buttons(group)
+        assert len(lobby) == 1 and users[1].first_name in lobby[0].text and lobby[0].edits == 1

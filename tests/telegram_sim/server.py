@@ -91,6 +91,7 @@ class TelegramSim:
     group_flood_per_minute: int | None = None
     migrated: dict[int, int] = field(default_factory=dict)  # basic group -> its supergroup
     delays: dict[tuple[str, int], float] = field(default_factory=dict)  # see delay()
+    slow_calls: int = 0  # calls that were (or are being) answered slowly
     _written: dict[int, list[float]] = field(default_factory=dict)  # group -> times written
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
@@ -333,6 +334,7 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
             params = dict(parse_qsl((await request.body()).decode(), keep_blank_values=True))
         delay = sim.delays.get((method, _chat_of(params) or 0))
         if delay:
+            sim.slow_calls += 1
             await asyncio.sleep(delay)
         status, body = sim.handle(method, params)
         if method == "getUpdates" and not body.get("result"):

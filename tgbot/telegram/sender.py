@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from redis.exceptions import RedisError
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ExtBot
 
@@ -87,6 +88,10 @@ class _Deferred(Exception):
     """The chat's window is full (or Telegram asked it to wait): try again later."""
 
 
+class _Unrecorded(Exception):
+    """Delivered, but Redis refused to record it: count it delivered, then stop."""
+
+
 class _Moved(Exception):
     """A basic group became a supergroup (Telegram's ChatMigrated): follow it."""
 
@@ -112,6 +117,11 @@ class Sender:
         self.on_prompt_delivered: Callable[[str, int, int], Awaitable[None]] | None = None
         # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
         self._backoff: dict[str, tuple[int, float]] = {}
+        # What reached Telegram but Redis refused to record (it is out of memory, say):
+        # outbox entries to drop and message references to keep, recorded by this process
+        # before it delivers anything more of that game, so that nothing is sent twice.
+        self._owed_raws: dict[str, list[bytes]] = {}
+        self._owed_refs: dict[str, dict[str, int]] = {}
 
     async def flush(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
@@ -190,7 +200,7 @@ class Sender:
         messages wait in the outbox, where later ones are merged with them. Return whether
         anything was delivered.
         """
-        progressed = False
+        progressed = await self._settle(game_id)
         while items := await self.store.outbox_items(game_id):
             refs = await self.store.message_ids(game_id)
             lanes: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
@@ -204,8 +214,12 @@ class Sender:
             )
             delivered = [raw for lane_done, _ in done for raw in lane_done]
             if delivered:
-                await self.store.outbox_remove(game_id, delivered)
                 progressed = True
+                try:
+                    await self.store.outbox_remove(game_id, delivered)
+                except RedisError:
+                    self._owed_raws.setdefault(game_id, []).extend(delivered)
+                    raise
             # What the other lanes delivered is recorded first, so that a retry repeats
             # nothing (and a move readdresses only what is left); a failure then ends this
             # flush and the sweeper tries again later.
@@ -221,6 +235,21 @@ class Sender:
                 return progressed
         return progressed
 
+    async def _settle(self, game_id: str) -> bool:
+        """Record what an earlier flush delivered but could not record; True if any."""
+        refs = self._owed_refs.pop(game_id, {})
+        raws = self._owed_raws.pop(game_id, [])
+        try:
+            for ref, message_id in refs.items():
+                await self.store.remember_message(game_id, ref, message_id)
+            if raws:
+                await self.store.outbox_remove(game_id, raws)
+        except RedisError:
+            self._owed_refs.setdefault(game_id, {}).update(refs)
+            self._owed_raws.setdefault(game_id, []).extend(raws)
+            raise
+        return bool(refs or raws)
+
     async def _deliver_lane(
         self, game_id: str, lane: list[dict[str, Any]], refs: dict[str, int]
     ) -> tuple[list[bytes], Exception | None]:
@@ -231,6 +260,8 @@ class Sender:
                 await self._deliver(game_id, op, refs)
             except _Deferred:
                 break
+            except _Unrecorded as err:
+                return delivered + op["_raws"], err
             except Exception as err:  # handed back: raised once every lane is in
                 return delivered, err
             delivered += op["_raws"]
@@ -286,7 +317,12 @@ class Sender:
             return
         if op.get("ref"):
             refs[op["ref"]] = message.message_id
-            await self.store.remember_message(game_id, op["ref"], message.message_id)
+            try:
+                await self.store.remember_message(game_id, op["ref"], message.message_id)
+            except RedisError:
+                # Sent all the same: it must not be sent again (see _owed_refs).
+                self._owed_refs.setdefault(game_id, {})[op["ref"]] = message.message_id
+                raise _Unrecorded(game_id) from None
 
     async def _show(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
