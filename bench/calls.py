@@ -65,7 +65,9 @@ async def run(games: int, group_rate: int) -> None:
                     sorted(
                         c.at
                         for c in h.sim.calls
-                        if c.method == "sendMessage" and int(c.params.get("chat_id", 0)) == group
+                        if c.method in ("sendMessage", "editMessageText")
+                        and c.status == 200
+                        and int(c.params.get("chat_id", 0)) == group
                     )
                 )
                 for group in groups
@@ -80,7 +82,7 @@ async def run(games: int, group_rate: int) -> None:
                 f"(the rest rode in webhook responses: {len(game_calls) - len(requests)})"
             )
             print(f"calls per game: {len(game_calls) / games:.0f}")
-            print(f"most group messages in any 60 s: {worst} (target: at most 20)")
+            print(f"most group messages and edits in any 60 s: {worst} (target: at most 20)")
             print(f"429 answers: {too_many}")
 
 

@@ -155,6 +155,7 @@ class Runtime:
         service.ai_pause_ms = config.ai_pause_ms
         sender = Sender(bot, store)
         sender.on_migrated = service.chat_migrated
+        sender.on_prompt_delivered = service.prompt_delivered
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
         service.on_commit = _counting_steps(service.on_commit)
         return cls(config, redis, bot, service, sender, dispatcher, embedded)

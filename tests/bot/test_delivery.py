@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
+import time
 
 import pytest
 
 from tests.bot.play import open_and_start, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
-from tests.telegram_sim.server import TelegramSim
+from tests.telegram_sim.server import Call, TelegramSim
+from tgbot.config import Deadlines
 from tgbot.rendering import ui
 from tgbot.storage.keys import chat_owner
 from tgbot.storage.store import OUTBOX_TTL_S
@@ -237,3 +240,109 @@ async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
             "application/json"
         )
         assert (await h.store.chat_settings(new)).get("lang") == "en"
+
+
+async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
+    redis_server_url: str,
+) -> None:
+    # Telegram holds the group (a 429 on the lobby's first edit) while players join and
+    # leave: each step queues an edit of the lobby. When the hold is over the group gets
+    # one edit, with the latest list of players, and nothing is sent twice.
+    group = -100907
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(6, first_id=9000)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        await h.say(users[0], group, "/newgame")
+        join, leave = h.tr("✋ Join"), h.tr("🚪 Leave")
+        await h.until(lambda: h.has_button(group, join))
+        record = await h.record_of_chat(group)
+        assert record is not None
+        sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 600", group, 600)
+        for u in users[1:]:
+            await h.press_text(u, group, join)
+        for u in users[1:3]:
+            await h.press_text(u, group, leave)
+        await h.press_text(users[1], group, join)
+        queued = await h.store.redis.llen(h.store.keys.outbox(record.id))
+        assert queued >= 7  # every step's edit is still waiting
+        assert [c.status for c in sim.calls_to(group, "editMessageText")] == [429]
+        sends_before = len(sim.calls_to(group, "sendMessage"))
+        await h.store.redis.delete(h.store.keys.chat_hold(group))  # the hold is over
+        await h.delivered(record.id)
+        edits = sim.calls_to(group, "editMessageText")
+        assert [c.status for c in edits] == [429, 200]
+        assert len(sim.calls_to(group, "sendMessage")) == sends_before
+        latest = [users[0], *users[3:], users[1]]
+        lobby = sim.with_buttons(group)
+        assert len(lobby) == 1
+        listing = "\n".join(f"{i}. {u.first_name}" for i, u in enumerate(latest, 1))
+        assert listing in lobby[0].text
+        final = await h.record(record.id)
+        assert final is not None and [s.id for s in final.players] == [u.id for u in latest]
+
+
+async def test_a_decision_s_time_counts_from_when_its_prompt_reached_telegram(
+    redis_server_url: str,
+) -> None:
+    # Telegram takes two seconds to take each player's next message: the turn's three
+    # seconds start only once the prompt got through, so the turn is not timed out early.
+    slow, seconds = 2.0, 3
+    fast = Deadlines(turn=seconds, response=60, lose_card=60, exchange=60, lobby=60)
+    async with running_bot(redis_server_url, fast) as h:
+        users = players(3, first_id=9100)
+        game_id = await open_and_start(h, users, group=-100908)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        for u in users:
+            h.sim.delay("sendMessage", u.id, slow)
+        before = await h.record(game_id)
+        assert before is not None
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        pressed = await h.record(game_id)
+        assert pressed is not None and pressed.context != before.context
+        mover = pressed.game().awaiting().players[0]
+
+        def prompts() -> list[Call]:
+            return [c for c in h.sim.calls_to(mover, "sendMessage") if c.params.get("reply_markup")]
+
+        earlier = len(prompts())
+        await h.until(lambda: len(prompts()) > earlier)
+        reached = prompts()[-1].at
+        while (record := await h.record(game_id)) is not None and record.context == pressed.context:
+            await asyncio.sleep(0.01)
+        timed_out = time.monotonic()
+        assert record is not None and record.game().version > pressed.context
+        assert timed_out - reached >= seconds - 0.01, timed_out - reached
+
+
+async def test_redis_refusing_writes_makes_no_message_go_out_twice(redis_server_url: str) -> None:
+    # Redis runs out of memory (noeviction: it refuses writes) while the lobby is on its
+    # way to Telegram, so the lobby's message id cannot be recorded. The sweep sends
+    # nothing again while Redis refuses; once it accepts writes again the lobby is known,
+    # and the next join edits it rather than sending a second one.
+    group = -100909
+    async with running_bot(redis_server_url) as h:
+        users = players(2, first_id=9200)
+        for u in users:
+            await h.say(u, u.id, "/start")
+        h.sim.delay("sendMessage", group, 1.0)
+        redis = h.store.redis
+        assert (await redis.config_get("maxmemory-policy"))["maxmemory-policy"] == "noeviction"
+        try:
+            await h.post(h.message_update(users[0], group, "/newgame"))
+            await h.until(lambda: h.sim.slow_calls > 0)  # the lobby is on its way
+            await redis.config_set("maxmemory", 1)
+            await asyncio.sleep(4)  # a few sweeps, each refused by Redis
+            sends = [c for c in h.sim.calls_to(group, "sendMessage") if c.status == 200]
+            assert len(sends) == 1
+        finally:
+            await redis.config_set("maxmemory", 0)
+        h.sim.delays.clear()
+        record = await h.record_of_chat(group)
+        assert record is not None
+        await h.press_text(users[1], group, h.tr("✋ Join"))
+        await h.delivered(record.id)
+        assert len([c for c in h.sim.calls_to(group, "sendMessage") if c.status == 200]) == 1
+        lobby = h.sim.with_buttons(group)
+        assert len(lobby) == 1 and users[1].first_name in lobby[0].text and lobby[0].edits == 1

@@ -90,6 +90,8 @@ class TelegramSim:
     # Messages and edits a group may get in any 60 s; more are answered 429 with retry_after.
     group_flood_per_minute: int | None = None
     migrated: dict[int, int] = field(default_factory=dict)  # basic group -> its supergroup
+    delays: dict[tuple[str, int], float] = field(default_factory=dict)  # see delay()
+    slow_calls: int = 0  # calls that were (or are being) answered slowly
     _written: dict[int, list[float]] = field(default_factory=dict)  # group -> times written
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
@@ -106,6 +108,11 @@ class TelegramSim:
     ) -> None:
         """Make the next `times` calls of `method` (to `chat_id`) fail like Telegram."""
         self.failures.append(Failure(method, chat_id, status, description, retry_after, times))
+
+    def delay(self, method: str, chat_id: int, seconds: float) -> None:
+        """Answer every call of `method` to `chat_id` only after `seconds` (a slow Telegram);
+        the call takes effect, and is recorded, when the answer goes out."""
+        self.delays[(method, chat_id)] = seconds
 
     def messages(self, chat_id: int) -> list[SimMessage]:
         """Every message a chat holds, oldest first."""
@@ -325,6 +332,10 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
             params = await request.json()
         else:  # python-telegram-bot posts url-encoded fields when there is no file
             params = dict(parse_qsl((await request.body()).decode(), keep_blank_values=True))
+        delay = sim.delays.get((method, _chat_of(params) or 0))
+        if delay:
+            sim.slow_calls += 1
+            await asyncio.sleep(delay)
         status, body = sim.handle(method, params)
         if method == "getUpdates" and not body.get("result"):
             await asyncio.sleep(0.2)  # a short long-poll, so the bot does not spin

@@ -744,6 +744,34 @@ class GameService:
         if fired:
             await self._committed(game_id)
 
+    async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
+        """A decision's prompt reached Telegram: its deadline is at least `seconds` from now
+        (compare-and-set: only while that decision is still the one awaited)."""
+        key = self.keys.game(game_id)
+        due_ms = self.now_ms() + 1000 * seconds
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            writes = Writes()
+            raw = seen[key]
+            if raw is None:
+                return writes
+            record = GameRecord.from_dict(json.loads(raw))
+            if (
+                record.status != PLAYING
+                or record.context != context
+                or record.deadline_ms is None
+                or record.deadline_ms >= due_ms
+            ):
+                return writes
+            record.deadline_ms = due_ms  # not a step of the game: rev stays
+            writes.set_json[key] = record.to_dict()
+            writes.expire[key] = RECORD_TTL_S
+            due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
+            writes.deadline_set[game_id] = min(due)
+            return writes
+
+        await self.store.atomic([key], build)
+
     async def claim_and_fire(self, limit: int = 20) -> int:
         """Fire every deadline that is due (claimed once across processes); return how many."""
         due = await self.store.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)

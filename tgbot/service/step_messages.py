@@ -176,6 +176,9 @@ class StepMessages:
                     # They were just looking at a question: the next one replaces it in
                     # place, one call instead of two.
                     op["op"] = "show"
+                # Its deadline counts from when it reaches Telegram (the sender says so).
+                op["starts_deadline"] = record.context
+                op["seconds"] = seconds_for(record.timing, waiting.kind)
                 out.ops.append(op)
                 record.prompts[seat.id] = record.context
             elif closing:

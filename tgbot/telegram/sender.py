@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from redis.exceptions import RedisError
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ExtBot
 
@@ -26,13 +27,45 @@ LONGEST_BACKOFF_S = 30.0
 MAX_TEXT = 4096
 
 
-def merge_sends(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
+def latest_state(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Keep only the newest of a chat's pending edits of each message (latest state wins).
+
+    An edit or show of a message replaces a pending older edit or show of it: the older
+    is dropped from where it stood and delivered by the newer one, whose "_raws" lists the
+    stored entries of both. A send of a message starts anew (an edit before it concerns
+    the message it replaces), and a send is never moved, so a message is still created
+    before it is edited, and other messages keep their order.
+    """
+    ops: list[dict[str, Any]] = []
+    dropped: set[int] = set()
+    pending: dict[str, int] = {}  # ref -> index in ops of its newest pending edit or show
+    for raw, op in lane:
+        ref = op.get("ref")
+        entry = {**op, "_raws": [raw]}
+        if ref and op["op"] in ("edit", "show") and (older := pending.get(ref)) is not None:
+            superseded = ops[older]
+            dropped.add(older)
+            entry["_raws"] = superseded["_raws"] + entry["_raws"]
+            entry["at"] = superseded.get("at", op.get("at"))  # the lag counts from the oldest
+            if superseded["op"] == "show":
+                # A show sends the message anew when there is none to edit: keep that.
+                entry["op"] = "show"
+        if ref:
+            if op["op"] == "send":
+                pending.pop(ref, None)
+            else:
+                pending[ref] = len(ops)
+        ops.append(entry)
+    return [op for i, op in enumerate(ops) if i not in dropped]
+
+
+def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Join consecutive plain messages (no buttons, nothing to edit later) of one chat.
 
-    Each resulting op lists the stored entries it delivers under "_raws".
+    Each op lists the stored entries it delivers under "_raws" (see latest_state).
     """
     merged: list[dict[str, Any]] = []
-    for raw, op in lane:
+    for op in lane:
         previous = merged[-1] if merged else None
         if (
             previous is not None
@@ -41,9 +74,9 @@ def merge_sends(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]
             and len(previous["text"]) + len(op["text"]) + 2 <= MAX_TEXT
         ):
             previous["text"] += "\n\n" + op["text"]
-            previous["_raws"].append(raw)
+            previous["_raws"] += op["_raws"]
         else:
-            merged.append({**op, "_raws": [raw]})
+            merged.append(op)
     return merged
 
 
@@ -53,6 +86,10 @@ def _plain_send(op: dict[str, Any]) -> bool:
 
 class _Deferred(Exception):
     """The chat's window is full (or Telegram asked it to wait): try again later."""
+
+
+class _Unrecorded(Exception):
+    """Delivered, but Redis refused to record it: count it delivered, then stop."""
 
 
 class _Moved(Exception):
@@ -76,8 +113,15 @@ class Sender:
         self.keys = store.keys
         # Moves a group's game and settings to the supergroup it became (the game service's).
         self.on_migrated: Callable[[int, int], Awaitable[None]] | None = None
+        # A prompt reached Telegram: (game, context, seconds) starts its deadline from now.
+        self.on_prompt_delivered: Callable[[str, int, int], Awaitable[None]] | None = None
         # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
         self._backoff: dict[str, tuple[int, float]] = {}
+        # What reached Telegram but Redis refused to record (it is out of memory, say):
+        # outbox entries to drop and message references to keep, recorded by this process
+        # before it delivers anything more of that game, so that nothing is sent twice.
+        self._owed_raws: dict[str, list[bytes]] = {}
+        self._owed_refs: dict[str, dict[str, int]] = {}
 
     async def flush(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
@@ -156,19 +200,26 @@ class Sender:
         messages wait in the outbox, where later ones are merged with them. Return whether
         anything was delivered.
         """
-        progressed = False
+        progressed = await self._settle(game_id)
         while items := await self.store.outbox_items(game_id):
             refs = await self.store.message_ids(game_id)
             lanes: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
             for raw, op in items:
                 lanes.setdefault(op["chat"], []).append((raw, op))
             done = await asyncio.gather(
-                *(self._deliver_lane(game_id, merge_sends(lane), refs) for lane in lanes.values())
+                *(
+                    self._deliver_lane(game_id, merge_sends(latest_state(lane)), refs)
+                    for lane in lanes.values()
+                )
             )
             delivered = [raw for lane_done, _ in done for raw in lane_done]
             if delivered:
-                await self.store.outbox_remove(game_id, delivered)
                 progressed = True
+                try:
+                    await self.store.outbox_remove(game_id, delivered)
+                except RedisError:
+                    self._owed_raws.setdefault(game_id, []).extend(delivered)
+                    raise
             # What the other lanes delivered is recorded first, so that a retry repeats
             # nothing (and a move readdresses only what is left); a failure then ends this
             # flush and the sweeper tries again later.
@@ -184,6 +235,21 @@ class Sender:
                 return progressed
         return progressed
 
+    async def _settle(self, game_id: str) -> bool:
+        """Record what an earlier flush delivered but could not record; True if any."""
+        refs = self._owed_refs.pop(game_id, {})
+        raws = self._owed_raws.pop(game_id, [])
+        try:
+            for ref, message_id in refs.items():
+                await self.store.remember_message(game_id, ref, message_id)
+            if raws:
+                await self.store.outbox_remove(game_id, raws)
+        except RedisError:
+            self._owed_refs.setdefault(game_id, {}).update(refs)
+            self._owed_raws.setdefault(game_id, []).extend(raws)
+            raise
+        return bool(refs or raws)
+
     async def _deliver_lane(
         self, game_id: str, lane: list[dict[str, Any]], refs: dict[str, int]
     ) -> tuple[list[bytes], Exception | None]:
@@ -194,10 +260,18 @@ class Sender:
                 await self._deliver(game_id, op, refs)
             except _Deferred:
                 break
+            except _Unrecorded as err:
+                return delivered + op["_raws"], err
             except Exception as err:  # handed back: raised once every lane is in
                 return delivered, err
             delivered += op["_raws"]
             metrics.observe_delivery(op, int(time.time() * 1000))
+            context = op.get("starts_deadline")
+            if context is not None and self.on_prompt_delivered and not op.get("_refused"):
+                try:
+                    await self.on_prompt_delivered(game_id, int(context), int(op["seconds"]))
+                except Exception as err:  # delivered all the same: the step-time deadline holds
+                    log.warning("deadline of game %s not moved: %s", game_id, err)
         return delivered, None
 
     async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
@@ -243,7 +317,12 @@ class Sender:
             return
         if op.get("ref"):
             refs[op["ref"]] = message.message_id
-            await self.store.remember_message(game_id, op["ref"], message.message_id)
+            try:
+                await self.store.remember_message(game_id, op["ref"], message.message_id)
+            except RedisError:
+                # Sent all the same: it must not be sent again (see _owed_refs).
+                self._owed_refs.setdefault(game_id, {})[op["ref"]] = message.message_id
+                raise _Unrecorded(game_id) from None
 
     async def _show(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
@@ -281,6 +360,7 @@ class Sender:
     async def _unreachable(self, game_id: str, op: dict[str, Any]) -> None:
         """A private message was refused: note it, and tell the group how to fix it (once,
         queued behind the group's other messages, so that its window holds for it too)."""
+        op["_refused"] = True  # not seen: its deadline is not moved for it
         user_id = op["chat"]
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
