@@ -167,8 +167,9 @@ class Sender:
                 failures += 1
                 pause = min(LONGEST_BACKOFF_S, FIRST_BACKOFF_S * 2 ** (failures - 1))
                 self._backoff[game_id] = (failures, time.monotonic() + pause)
-                # TimedOut, a 5xx and BadRequest are NetworkErrors: no traceback for those.
-                outage = isinstance(err, NetworkError)
+                # Telegram or Redis away or refusing (TimedOut, a 5xx and BadRequest are
+                # NetworkErrors; OOM is a RedisError): one line, no traceback.
+                outage = isinstance(err, NetworkError | RedisError | OSError)
                 log.log(
                     logging.WARNING if outage else logging.ERROR,
                     "outbox of game %s not delivered yet (%d tries; next in %.0f s): %s",
