@@ -8,26 +8,18 @@ Each game seats one AI player (always player 1, wherever the seed seats it) amon
 from __future__ import annotations
 
 import argparse
-import random
 
-from tgbot.ai import choose
-from tgbot.engine import Game, Variant, view_of
+from tgbot.engine import Decision, Game, Variant
+from tgbot.simulation import play_against_random
+
+
+def _legal(game: Game, player: int, decision: Decision) -> None:
+    assert decision in game.legal_decisions(player), (game.variant, decision)
 
 
 def play(seed: int, variant: Variant, players: int, ai_seats: frozenset[int]) -> Game:
     """Play one seeded game; AI seats decide from their own view, the rest at random."""
-    driver = random.Random(seed)
-    game, _ = Game.new(list(range(1, players + 1)), seed, variant=variant)
-    for _ in range(10_000):
-        if game.over:
-            break
-        player = driver.choice(game.awaiting().players)
-        if player in ai_seats:
-            decision = choose(view_of(game, player), random.Random(seed * 7919 + game.version))
-            assert decision in game.legal_decisions(player), (variant, decision)
-        else:
-            decision = driver.choice(game.legal_decisions(player))
-        game.apply(player, decision)
+    game = play_against_random(seed, variant, players, ai_seats, _legal)
     assert game.over, "every game must end"
     return game
 

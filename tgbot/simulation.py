@@ -1,12 +1,15 @@
-"""Random legal play: the simulator behind `coup-bot simulate` and the engine benchmark."""
+"""Random legal play: the simulator behind `coup-bot simulate`, the engine benchmark and the
+AI's win-rate measure."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .engine import Game, Variant
+from .ai import choose
+from .engine import Decision, Game, Variant, view_of
 from .engine.events import Event
 
 
@@ -57,3 +60,29 @@ def simulate(
         seats = [p.id for p in played.game.players]
         summary.wins_by_seat[seats.index(played.game.winner) + 1] += 1
     return summary, first
+
+
+def play_against_random(
+    seed: int,
+    variant: Variant,
+    players: int,
+    ai_seats: set[int] | frozenset[int],
+    on_ai_decision: Callable[[Game, int, Decision], None] | None = None,
+    max_steps: int = 10_000,
+) -> Game:
+    """Play one seeded game: AI seats decide from their own view, the others at random;
+    `on_ai_decision` sees each AI decision before it is applied."""
+    driver = random.Random(seed)
+    game, _ = Game.new(list(range(1, players + 1)), seed, variant=variant)
+    for _ in range(max_steps):
+        if game.over:
+            break
+        player = driver.choice(game.awaiting().players)
+        if player in ai_seats:
+            decision = choose(view_of(game, player), random.Random(seed * 7919 + game.version))
+            if on_ai_decision is not None:
+                on_ai_decision(game, player, decision)
+        else:
+            decision = driver.choice(game.legal_decisions(player))
+        game.apply(player, decision)
+    return game

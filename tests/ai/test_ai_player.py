@@ -7,7 +7,8 @@ import random
 import pytest
 
 from tgbot.ai import choose
-from tgbot.engine import Action, DecisionKind, Game, Variant, view_of
+from tgbot.engine import Action, Decision, DecisionKind, Game, Variant, view_of
+from tgbot.simulation import play_against_random
 
 
 def play(seed: int, ai_seats: set[int], players: int = 4) -> Game:
@@ -84,21 +85,14 @@ def play_variant(
     seen: set[object] | None = None,
 ) -> Game:
     """Play one game; `seen` collects the decision kinds and actions the AI took."""
-    driver = random.Random(seed)
-    game, _ = Game.new(list(range(1, players + 1)), seed, variant=variant)
-    for _ in range(5000):
-        if game.over:
-            break
-        player = driver.choice(game.awaiting().players)
-        if player in ai_seats:
-            decision = choose(view_of(game, player), random.Random(seed * 7919 + game.version))
-            assert decision in game.legal_decisions(player), (variant, decision)
-            if seen is not None:
-                seen.add(game.awaiting().kind)
-                seen.add(getattr(decision, "action", None))
-        else:
-            decision = driver.choice(game.legal_decisions(player))
-        game.apply(player, decision)
+
+    def check(game: Game, player: int, decision: Decision) -> None:
+        assert decision in game.legal_decisions(player), (variant, decision)
+        if seen is not None:
+            seen.add(game.awaiting().kind)
+            seen.add(getattr(decision, "action", None))
+
+    game = play_against_random(seed, variant, players, ai_seats, check, max_steps=5000)
     assert game.over, "AI players must finish their games"
     return game
 
