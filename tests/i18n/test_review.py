@@ -1,7 +1,7 @@
 """The native review of the Georgian text (issue 16): what it found stays fixed.
 
-The review is ka-review-2026-12-01.md (docs/ka-review-status.md lists every point); the
-user's rules text is docs/seed-rules.ka.txt.
+docs/ka-review-status.md lists every point of the review; the user's rules text is
+docs/seed-rules.ka.txt.
 """
 
 from __future__ import annotations

@@ -268,7 +268,9 @@ class _Describer:
             )
         return text.format(player=self.name(e.player), n=e.amount)
 
-    def action_resolved(self, e: ev.ActionResolved) -> str:
+    def action_resolved(self, e: ev.ActionResolved) -> str | None:
+        if e.action is Action.INCOME:
+            return None  # "takes Income" was just said; "takes 1 coin" would repeat it
         t = self.t
         actor, target, n = self.name(e.actor), self.name(e.target), e.amount
         if e.action is Action.STEAL:
