@@ -132,7 +132,7 @@ class _Describer:
                 Action.ASSASSINATE: t.gettext(
                     "🗡 You claim the Assassin and pay 3 coins to assassinate {target}."
                 ),
-                Action.STEAL: t.gettext("🏴 You claim the Captain and steal from {target}."),
+                Action.STEAL: t.gettext("🏴 You claim the Captain to steal from {target}."),
                 Action.EXCHANGE: t.gettext("🔄 You claim the Ambassador and exchange cards."),
             }[e.action]
         elif e.target is not None and e.target == self.you:
@@ -154,7 +154,7 @@ class _Describer:
                 Action.ASSASSINATE: t.gettext(
                     "🗡 {actor} claims the Assassin and pays 3 coins to assassinate {target}."
                 ),
-                Action.STEAL: t.gettext("🏴 {actor} claims the Captain and steals from {target}."),
+                Action.STEAL: t.gettext("🏴 {actor} claims the Captain to steal from {target}."),
                 Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador and exchanges cards."),
             }[e.action]
         return text.format(actor=actor, target=target)
