@@ -209,7 +209,10 @@ def replay(archive: dict[str, Any]) -> Replayed:
             for e in events:
                 who, character = _claim_of(e)
                 if who is not None and character is not None and who in before:
-                    done.claims.append(Claim(who, character, turn, character in before[who]))
+                    held = character in before[who]
+                    if isinstance(e, ev.ActionDeclared) and e.action is Action.EMBEZZLE:
+                        held = not held  # Embezzlement claims *not* to hold the Duke
+                    done.claims.append(Claim(who, character, turn, held))
                 gone = getattr(e, "player", None)
                 is_out = isinstance(e, ev.PlayerEliminated | ev.PlayerLeft)
                 if is_out and gone is not None and gone not in done.out_order:

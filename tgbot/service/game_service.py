@@ -217,11 +217,11 @@ class GameService:
     ) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
+        self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
         output = self.messages.build(record, game, events, now)
         for op in output.ops:
             writes.send(record.id, op)
         record.engine = game_to_dict(game)
-        self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
         if game.over:
             self._finish(record, writes, OVER)
             self.history.game_over(record, game, writes, now)  # issue 19 hook: record, bluffs
@@ -792,6 +792,8 @@ class GameService:
         names = record.names()
         left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
         text = ui.board_text(t, game, names) + "\n\n" + ui.status_text(t, game, names, left)
+        if claimed := self.history.claims_line(t, record):  # issue 19 hook: claim tracker
+            text += "\n" + claimed
         return Reply(text)
 
     async def my_stats(self, person: Person) -> Reply:
