@@ -103,7 +103,7 @@ def test_a_damaged_record_is_refused_never_shown_wrong(
 
 
 def test_claims_know_whether_the_claimer_held_the_card() -> None:
-    game, _, archive = recorded(4, 11, 5, Variant.BASE)
+    _, _, archive = recorded(4, 11, 5, Variant.BASE)
     again = replay(archive)
     assert again.claims, "a random 4-player game has claims"
     # Check each claim against the state just before the claiming move, independently.

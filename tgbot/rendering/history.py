@@ -32,9 +32,7 @@ def replay_button(t: Translator, game_id: str) -> list[list[dict[str, str]]]:
 # ---- /stats and /top -----------------------------------------------------------------
 
 
-def stats_text(
-    t: Translator, counts: Mapping[str, int], rating: tuple[float, float] | None
-) -> str:
+def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, float] | None) -> str:
     """A person's rating, games, wins, and claims with how many were bluffs."""
     played = counts.get("played", 0)
     if not played:

@@ -224,8 +224,10 @@ def replay(archive: dict[str, Any]) -> Replayed:
         raise
     except (IllegalDecision, KeyError, ValueError, TypeError, IndexError) as err:
         raise DoesNotReplay(f"game {archive.get('id')}: {err}") from None
-    if not game.over or game.winner != archive.get("winner") or fingerprint(game) != archive.get(
-        "digest"
+    if (
+        not game.over
+        or game.winner != archive.get("winner")
+        or fingerprint(game) != archive.get("digest")
     ):
         raise DoesNotReplay(f"game {archive.get('id')} rebuilds to another result")
     return done
