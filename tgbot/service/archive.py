@@ -32,6 +32,7 @@ from ..engine import (
     game_to_dict,
 )
 from ..engine import events as ev
+from ..engine.decisions import CHALLENGE, FORCE_EXCHANGE, LET_KEEP, PASS
 from .records import GameRecord
 
 ARCHIVE_SCHEMA = 1
@@ -53,7 +54,7 @@ def encode_move(decision: Decision, seats: list[int]) -> str:
     match decision:
         case TakeAction(action, None):
             return _ACTION[action]
-        case TakeAction(action, target):
+        case TakeAction(action, int(target)):
             return f"{_ACTION[action]}{seats.index(target)}"
         case Challenge():
             return "C"
@@ -78,12 +79,20 @@ def decode_move(code: str, seats: list[int]) -> Decision:
     """The decision a move code stands for (raises DoesNotReplay if it is not one)."""
     try:
         head, rest = code[0], code[1:]
-        simple = {"C": Challenge(), "P": Pass(), "Y": LetKeep(), "F": ForceExchange()}
-        if head in simple and not rest:
-            return simple[head]
-        if head in "BLS" and len(rest) == 1:
-            kind = {"B": Block, "L": LoseCard, "S": ShowCard}[head]
-            return kind(_CODE_CHAR[rest])  # type: ignore[abstract]
+        if not rest and head in "CPYF":
+            plain: dict[str, Decision] = {
+                "C": CHALLENGE,
+                "P": PASS,
+                "Y": LET_KEEP,
+                "F": FORCE_EXCHANGE,
+            }
+            return plain[head]
+        if head == "B" and len(rest) == 1:
+            return Block(_CODE_CHAR[rest])
+        if head == "L" and len(rest) == 1:
+            return LoseCard(_CODE_CHAR[rest])
+        if head == "S" and len(rest) == 1:
+            return ShowCard(_CODE_CHAR[rest])
         if head == "K" and rest:
             return KeepCards(tuple(_CODE_CHAR[c] for c in rest))
         match = _TARGET.match(code)

@@ -152,20 +152,20 @@ class History:
 
         def rate(seen: dict[str, Rated | None]) -> list[tuple[Rated, bool, float]]:
             model = self.model
-            teams = [
-                [model.rating() if (r := seen.get(m)) is None else model.rating(r.mu, r.sigma)]
-                for m in members
-            ]
-            ranks = [places[pid] for pid, _, _ in players]
+            teams = []
+            for m in members:
+                old = seen.get(m)
+                teams.append([model.rating() if old is None else model.rating(old.mu, old.sigma)])
+            ranks: list[float] = [places[pid] for pid, _, _ in players]
             new = model.rate(teams, ranks=ranks)
             out = []
             for (pid, name, ai), member, team in zip(players, members, new, strict=True):
-                old = seen.get(member)
-                games = (old.games if old else 0) + 1
-                wins = (old.wins if old else 0) + (pid == winner)
-                r = team[0]
-                score = texts.conservative(r.mu, r.sigma)
-                out.append((Rated(member, r.mu, r.sigma, games, wins, name), ai, score))
+                before = seen.get(member)
+                games = (before.games if before else 0) + 1
+                wins = (before.wins if before else 0) + (pid == winner)
+                now = team[0]
+                score = texts.conservative(now.mu, now.sigma)
+                out.append((Rated(member, now.mu, now.sigma, games, wins, name), ai, score))
             return out
 
         for scope in (group_scope(int(archive["chat"])), GLOBAL_SCOPE):
