@@ -340,3 +340,31 @@ async def test_records_are_kept_for_the_configured_time(redis_server_url: str) -
         assert "RECORD_DAYS" in str(err)
     else:
         raise AssertionError("RECORD_DAYS=0 accepted")
+
+
+async def test_bad_replay_requests_get_a_clear_answer_and_change_nothing(
+    redis_server_url: str,
+) -> None:
+    async with running_bot(redis_server_url) as h:
+        (a,) = players(1)
+        await h.say(a, a.id, "/start")
+        await h.say(a, a.id, "/replay ../../etc")
+        assert h.sim.last(a.id).text == h.tr("There is no game with that id.")
+        await h.say(a, a.id, "/replay abcdefgh12")
+        none_kept = h.catalogs.get("ka").ngettext(
+            "No finished game of yours is kept (records are kept for {days} day).",
+            "No finished game of yours is kept (records are kept for {days} days).",
+            30,
+        )
+        assert h.sim.last(a.id).text == none_kept.format(days=30)
+        await h.say(a, GROUP, "/replay")
+        assert h.sim.last(GROUP).text == none_kept.format(days=30)
+        await h.say(a, GROUP, "/claims")
+        assert h.sim.last(GROUP).text == h.tr("No game here. Start one with /newgame.")
+        for data in ("rp.", "rp." + "x" * 60, "rp.abcdefgh12"):
+            update = h.press_update(a, GROUP, 1, data)
+            response = await h.post(update)
+            assert response.status_code == 200
+            answer = h.sim.callback_answers[update["callback_query"]["id"]]
+            assert answer.get("show_alert") and answer.get("text")
+        assert await h.store.redis.keys(f"{h.store.keys.prefix}:{{r:*") == []

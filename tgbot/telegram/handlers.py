@@ -327,8 +327,8 @@ class Dispatcher:
         chat_id = origin.chat_id
         update_id = origin.update_id
         t = await self._translator(chat_id, person, group)
-        if command == "help":  # issue 19 hook: the lines of /top, /claims, /stats, /replay
-            return Reply(ui.help_text(t) + "\n\n" + history_texts.help_lines(t))
+        if command == "help":
+            return Reply(ui.help_text(t))
         if command == "rules":
             return Reply(ui.rules_text(t))
         if not group:
