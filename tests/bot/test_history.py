@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.config import load_config
-from tgbot.engine import Character
+from tgbot.engine import Character, game_to_dict
 from tgbot.rendering.history import conservative, does_not_replay_text
 from tgbot.service.archive import replay
 from tgbot.service.history import History, ai_member
@@ -253,6 +253,10 @@ async def test_a_replay_is_the_game_everyone_saw_rebuilt_by_the_engine(
         users += players(1, "ka", 1002)
         archive = await play_and_settle(h, users, seed=3)
         group_lines = [line for m in h.sim.messages(GROUP) for line in m.text.split("\n")]
+        # The record rebuilds exactly the state the bot stored when the game ended.
+        stored = await h.record(archive["id"])
+        assert stored is not None and stored.status == "over"
+        assert game_to_dict(replay(archive).game) == stored.engine
         ka_user, en_user = users[0], users[1]
         before = len(h.sim.messages(ka_user.id))
         seen_privately = [  # every text sent or edited into the chat, in order
