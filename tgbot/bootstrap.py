@@ -64,6 +64,7 @@ PRIVATE_COMMANDS = [
     ("language", N_("choose your language")),
     ("stats", N_("your rating, games and bluffs")),
     ("replay", N_("replay your last game")),
+    ("top", N_("the best players of all groups")),
     ("leave", N_("leave your game")),
     ("rules", N_("the rules")),
     ("help", N_("how to play")),

@@ -82,6 +82,10 @@ async def test_ratings_count_people_and_ai_players_apart(redis_server_url: str) 
         assert a.first_name in people_part and b.first_name in people_part
         assert "🤖" not in people_part and "🤖" in ai_part
         assert a.first_name not in ai_part
+        await h.say(b, b.id, "/top")  # in private: the board of all groups
+        everywhere = h.sim.last(b.id).text
+        assert everywhere.startswith(h.tr("🏆 Best players of all groups (rating, games):"))
+        assert a.first_name in everywhere.split(h.tr("🤖 AI players:"))[0]
         await h.say(a, a.id, "/stats")
         mine = h.sim.last(a.id).text
         assert mine.startswith(h.tr("⭐ Rating {rating} (estimate {mu} ± {sigma})").split("{")[0])

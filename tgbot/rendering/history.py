@@ -79,11 +79,15 @@ def top_text(
     t: Translator,
     people: Sequence[tuple[str, float, float, int]],
     ai: Sequence[tuple[str, float, float, int]],
+    every_group: bool = False,
 ) -> str:
-    """A group's board: people by conservative rating with games played; AI players apart."""
+    """A board: people by conservative rating with games played; AI players apart."""
     if not people and not ai:
         return t.gettext("🏆 No rated games in this group yet (a game counts with 2+ people).")
-    lines = [t.gettext("🏆 Best players of this group (rating, games):")]
+    if every_group:
+        lines = [t.gettext("🏆 Best players of all groups (rating, games):")]
+    else:
+        lines = [t.gettext("🏆 Best players of this group (rating, games):")]
 
     def rows(entries: Sequence[tuple[str, float, float, int]]) -> None:
         for i, (name, mu, sigma, games) in enumerate(entries, 1):
@@ -238,5 +242,6 @@ def help_lines(t: Translator) -> str:
         "/top (group): the group's best players by rating\n"
         "/claims (group): who has claimed which character in this game\n"
         "/stats (private): your rating, games, wins and bluffs\n"
+        "/top (private): the best players of all groups\n"
         "/replay (private): replay your last game; in a group: its last game's public log"
     )

@@ -193,16 +193,16 @@ class History:
         rating = None if rated is None else (rated.mu, rated.sigma)
         return Reply(texts.stats_text(t, counts, rating))
 
-    async def top(self, chat_id: int, t: Translator) -> Reply:
-        """/top: the group's board by conservative rating, AI players apart."""
-        scope = group_scope(chat_id)
+    async def top(self, chat_id: int | None, t: Translator) -> Reply:
+        """/top: a group's board (None: all groups') by conservative rating, AI apart."""
+        scope = GLOBAL_SCOPE if chat_id is None else group_scope(chat_id)
         people = await self.records.board(scope, False, TOP_PEOPLE)
         ai = await self.records.board(scope, True, TOP_AI)
 
         def rows(entries: list[Rated]) -> list[tuple[str, float, float, int]]:
             return [(r.name, r.mu, r.sigma, r.games) for r in entries]
 
-        return Reply(texts.top_text(t, rows(people), rows(ai)))
+        return Reply(texts.top_text(t, rows(people), rows(ai), every_group=chat_id is None))
 
     @staticmethod
     def claims(record: GameRecord | None, t: Translator) -> Reply:

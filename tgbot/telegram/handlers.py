@@ -392,6 +392,8 @@ class Dispatcher:
             return None
         if command == "stats":
             return await service.my_stats(person)
+        if command == "top":  # issue 19 hook: the board of all groups
+            return await service.history.top(None, await service.translator_for(person))
         if command == "claims":  # issue 19 hook
             record = await service.game_of_person(person.id)
             return service.history.claims(record, await service.translator_for(person))
