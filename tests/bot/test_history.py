@@ -376,3 +376,33 @@ async def test_bad_replay_requests_get_a_clear_answer_and_change_nothing(
             answer = h.sim.callback_answers[update["callback_query"]["id"]]
             assert answer.get("show_alert") and answer.get("text")
         assert await h.store.redis.keys(f"{h.store.keys.prefix}:{{r:*") == []
+
+
+async def test_the_command_menus_offer_replay_claims_and_top(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        menus = [c.params for c in h.sim.calls if c.method == "setMyCommands"]
+        ka = [
+            m
+            for m in menus
+            if m.get("language_code") == "ka"
+            or (m.get("language_code") is None and "language_code" not in m)
+        ]
+        assert ka, menus
+
+        def names(scope: str) -> dict[str, str]:
+            for m in ka:
+                raw = m["scope"]
+                kind = (json.loads(raw) if isinstance(raw, str) else raw)["type"]
+                if kind == scope:
+                    listed = m["commands"]
+                    listed = json.loads(listed) if isinstance(listed, str) else listed
+                    return {c["command"]: c["description"] for c in listed}
+            raise AssertionError(f"no menu for {scope}")
+
+        group, private = names("all_group_chats"), names("all_private_chats")
+        assert group["claims"] == h.tr("who claimed which character")
+        assert group["replay"] == h.tr("replay the last game")
+        assert private["replay"] == h.tr("replay your last game")
+        assert private["top"] == h.tr("the best players of all groups")
+        await h.say(TgUser(5, "P", "ka"), 5, "/help")
+        assert "/replay" in h.sim.last(5).text and "/claims" in h.sim.last(5).text
