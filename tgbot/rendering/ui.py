@@ -20,7 +20,7 @@ from ..engine import (
     TakeAction,
     Window,
 )
-from . import buttons
+from . import buttons, history
 from .forms import Case, action_in, character_in
 from .i18n import Translator
 from .texts import Names, cards_text, character_name, coins_text
@@ -338,7 +338,7 @@ def help_text(t: Translator) -> str:
         "/stats: your games and wins\n\n"
         "Your cards and your buttons come here, in private. The group sees the table. "
         "Too few players? The game's creator can add AI players (🤖) in the lobby."
-    )
+    ) + ("\n\n" + history.help_lines(t))  # issue 19 hook: /top, /claims, /stats, /replay
 
 
 def rules_text(t: Translator) -> str:
