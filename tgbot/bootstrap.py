@@ -153,6 +153,7 @@ class Runtime:
             raise
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
+        service.messages.hold_ms = config.answer_edit_hold_ms
         sender = Sender(bot, store)
         sender.on_migrated = service.chat_migrated
         sender.on_prompt_delivered = service.prompt_delivered

@@ -297,6 +297,7 @@ def config_for_tests(
     person_rate: int = 100_000,
     messages_per_second: int = 30,
     private_rate: int = 100_000,
+    hold_ms: int = 0,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -313,6 +314,7 @@ def config_for_tests(
         person_updates_per_10s=person_rate,  # the tests press faster than any person
         messages_per_second=messages_per_second,
         private_messages_per_second=private_rate,  # Telegram-like pacing: the tests that ask
+        answer_edit_hold_ms=hold_ms,  # 0: the tests press as soon as a step is delivered
     )
 
 
@@ -326,6 +328,7 @@ async def running_bot(
     person_rate: int = 100_000,
     messages_per_second: int = 30,
     private_rate: int = 100_000,
+    hold_ms: int = 0,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
@@ -340,6 +343,7 @@ async def running_bot(
             person_rate,
             messages_per_second,
             private_rate,
+            hold_ms,
         )
         urls = []
         for _ in range(instances):

@@ -25,13 +25,20 @@ from ..rendering import buttons, ui
 from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
+from .plan import Edit, Send
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Origin, Person, Reply, UserError
-from .step_messages import StepMessages, group_send
+from .step_messages import (
+    LOBBY_REF,
+    TURN_REF,
+    StepMessages,
+    group_edit,
+    group_send,
+    prompt_ref,
+)
 
 log = logging.getLogger(__name__)
 
-LOBBY_REF = "lobby"
 MAX_PLAYERS = 6
 MIN_PLAYERS = 2
 ID_ALPHABET = string.ascii_lowercase + string.digits
@@ -214,9 +221,9 @@ class GameService:
     ) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
-        output = self.messages.build(record, game, events, now)
-        for op in output.ops:
-            writes.send(record.id, op)
+        plan = self.messages.build(record, game, events, now)
+        for op in plan.ops:
+            writes.send(record.id, op.to_op())
         record.engine = game_to_dict(game)
         self._tally_claims(record, events)
         if game.over:
@@ -301,13 +308,98 @@ class GameService:
 
     def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
         screen = self._lobby_screen(record)
-        return {
-            "op": "edit",
-            "chat": record.chat_id,
-            "ref": LOBBY_REF,
-            "text": screen.text,
-            "kb": screen.keyboard,
-        }
+        return group_edit(record, LOBBY_REF, screen.text, screen.keyboard).to_op()
+
+    async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
+        """A new lobby's record, with the group's settings of now."""
+        timing = await self._timing(chat_id)
+        answers = (await self.store.chat_settings(chat_id)).get("answers")
+        now = self.now_ms()
+        return GameRecord(
+            id="".join(secrets.choice(ID_ALPHABET) for _ in range(10)),
+            chat_id=chat_id,
+            thread_id=thread_id,
+            lang=await self.group_language(chat_id),
+            creator=creator,
+            timing=timing,
+            deadline_ms=now + timing.lobby * 1000,
+            created_ms=now,
+            answers="private" if answers == "private" else "table",
+        )
+
+    async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> str:
+        """Play again: a new lobby in the same group with the finished game's players.
+
+        Everyone who can still be written to and is not in another game is listed at once
+        (AI players too); each may leave, and the lobby starts by itself after its wait, as
+        any lobby. Whoever pressed opens it. The old message loses its button.
+        """
+        t = await self.translator_for(person)
+        raw = await self.store.get_json(self.keys.game(old_id))
+        if raw is None:
+            raise UserError(t.gettext("This game is over."))
+        old = GameRecord.from_dict(raw)
+        if old.status != OVER or old.turn_ref is None:
+            raise UserError(t.gettext("This button is out of date."))
+        if old.seat(person.id) is None:
+            raise UserError(t.gettext("Only its players can start the next game."))
+        record = await self._new_record(old.chat_id, old.thread_id, person.id)
+        prefs = {s.id: await self.store.user_prefs(s.id) for s in old.humans()}
+        group_t = self.catalogs.get(old.lang)
+        chat_key, old_key = self.keys.chat_game(old.chat_id), self.keys.game(old_id)
+        user_keys = {s.id: self.keys.user_game(s.id) for s in old.humans()}
+        update_key = self.keys.update(update_id) if update_id is not None else None
+        watch = [chat_key, old_key, *user_keys.values()] + ([update_key] if update_key else [])
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if update_key and seen[update_key]:
+                raise Duplicate
+            if seen[chat_key]:
+                raise UserError(t.gettext("A game is already open in this group: /board"))
+            latest = seen[old_key]
+            if latest is None:
+                raise UserError(t.gettext("This game is over."))
+            finished = GameRecord.from_dict(json.loads(latest))
+            if finished.turn_ref is None:
+                raise UserError(t.gettext("This button is out of date."))
+            writes = Writes(mark_update=update_id)
+            record.players = []
+            for seat in old.players:
+                if seat.ai:
+                    record.players.append(Seat(seat.id, seat.name, record.lang, ai=True))
+                    continue
+                mine = prefs[seat.id]
+                if mine.get("dm") != "1" or seen[user_keys[seat.id]]:
+                    continue  # cannot get cards privately, or already in another game
+                record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
+                writes.set_str[user_keys[seat.id]] = record.id
+                writes.expire[user_keys[seat.id]] = RECORD_TTL_S
+            writes.set_str[chat_key] = record.id
+            writes.expire[chat_key] = RECORD_TTL_S
+            screen = self._lobby_screen(record)
+            writes.send(
+                record.id,
+                group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op(),
+            )
+            writes.set_json[self.keys.game(record.id)] = record.to_dict()
+            writes.expire[self.keys.game(record.id)] = RECORD_TTL_S
+            writes.deadline_set[record.id] = record.deadline_ms or record.created_ms
+            # The finished game's message keeps its story and loses its button.
+            again = group_t.gettext("🔁 {name} opened a new game.").format(name=person.name)
+            text = "\n".join([*finished.story, "", again])
+            writes.send(old_id, group_edit(finished, finished.turn_ref, text).to_op())
+            finished.turn_ref = None
+            writes.set_json[old_key] = finished.to_dict()
+            writes.expire[old_key] = FINISHED_TTL_S
+            return writes
+
+        await self.store.atomic(watch, build)
+        log.info(
+            "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
+        )
+        await self._committed(record.id)
+        await self._committed(old_id)
+        return t.gettext("🔁 New game opened.")
 
     async def new_game(
         self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
@@ -317,21 +409,9 @@ class GameService:
         existing = await self.store.get(self.keys.chat_game(chat_id))
         if existing:
             raise UserError(t.gettext("A game is already open in this group: /board"))
-        lang = await self.group_language(chat_id)
-        timing = await self._timing(chat_id)
         prefs = await self.store.user_prefs(person.id)
-        game_id = "".join(secrets.choice(ID_ALPHABET) for _ in range(10))
-        now = self.now_ms()
-        record = GameRecord(
-            id=game_id,
-            chat_id=chat_id,
-            thread_id=thread_id,
-            lang=lang,
-            creator=person.id,
-            timing=timing,
-            deadline_ms=now + timing.lobby * 1000,
-            created_ms=now,
-        )
+        record = await self._new_record(chat_id, thread_id, person.id)
+        game_id, now = record.id, record.created_ms
         chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
         update_key = self.keys.update(update_id) if update_id is not None else None
         watch = [chat_key, user_key] + ([update_key] if update_key else [])
@@ -355,7 +435,9 @@ class GameService:
             writes.set_str[chat_key] = game_id
             writes.expire[chat_key] = RECORD_TTL_S
             screen = self._lobby_screen(record)
-            writes.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard))
+            writes.send(
+                game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op()
+            )
             writes.set_json[self.keys.game(game_id)] = record.to_dict()
             writes.expire[self.keys.game(game_id)] = RECORD_TTL_S
             writes.deadline_set[game_id] = record.deadline_ms or now
@@ -496,16 +578,9 @@ class GameService:
             [s.id for s in record.players], record.seed, afk_limit=record.timing.afk_limit
         )
         record.status = PLAYING
-        writes.send(
-            record.id,
-            {
-                "op": "edit",
-                "chat": record.chat_id,
-                "ref": LOBBY_REF,
-                "text": ui.lobby_closed_text(group_t, "started", [s.name for s in record.players]),
-                "kb": None,
-            },
-        )
+        # The lobby message becomes the first turn's: who plays, the table, who moves first.
+        record.story = [ui.lobby_closed_text(group_t, "started", [s.name for s in record.players])]
+        record.turn_ref = LOBBY_REF
         self._apply_step(record, game, events, writes)
         log.info(
             "game %s started in chat %s with %d players",
@@ -539,35 +614,44 @@ class GameService:
         group_t = self.catalogs.get(record.lang)
         text = ui.lobby_closed_text(group_t, reason, [s.name for s in record.players])
         if record.status == LOBBY:
-            writes.send(
-                record.id,
-                {"op": "edit", "chat": record.chat_id, "ref": LOBBY_REF, "text": text, "kb": None},
-            )
+            writes.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
+        elif record.turn_ref is not None and record.table_context is not None:
+            # The turn message still offers answers: it closes with the news.
+            story = "\n".join([*record.story, "", text])
+            writes.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
-            writes.send(record.id, group_send(record, text))
-            for user_id in list(record.prompts):
-                writes.send(
-                    record.id,
-                    {
-                        "op": "edit",
-                        "chat": user_id,
-                        "ref": f"prompt:{user_id}",
-                        "text": text,
-                        "kb": None,
-                    },
-                )
+            writes.send(record.id, group_send(record, text, TURN_REF).to_op())
+        self._tell_everyone(record, writes, reason)
         self._finish(record, writes, CANCELLED)
         log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)
 
+    def _tell_everyone(self, record: GameRecord, writes: Writes, reason: str) -> None:
+        """Each person in the game reads privately that it is over: their open prompt is
+        edited to say so (no live buttons stay), else a short message is sent."""
+        for seat in record.humans():
+            t = self.catalogs.get(seat.lang)
+            text = ui.game_closed_notice(t, reason)
+            fallback = self.messages.fallback(record, seat.id)
+            op: Edit | Send
+            if seat.id in record.prompts:
+                op = Edit(seat.id, prompt_ref(seat.id), text)
+            elif record.status == PLAYING or reason == "removed":
+                op = Send(seat.id, text, fallback=None if reason == "removed" else fallback)
+            else:
+                continue  # a lobby that closed: the group saw it, nobody was dealt cards
+            writes.send(record.id, op.to_op())
+
     async def chat_closed(self, chat_id: int) -> None:
-        """The bot was removed from a group: cancel its game quietly."""
+        """The bot was removed from a group: cancel its game, telling its players privately."""
         game_id = await self.store.get(self.keys.chat_game(chat_id))
         if not game_id:
             return
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
             if record.status in (LOBBY, PLAYING):
+                self._tell_everyone(record, writes, "removed")
                 self._finish(record, writes, CANCELLED)
+                log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
 
         with contextlib.suppress(UserError):
             await self._mutate(game_id, change)
@@ -621,6 +705,8 @@ class GameService:
             if chat_id != record.chat_id:
                 return invalid
             return await self._lobby_press(person, pressed, t, update_id, is_admin)
+        if chat_id == record.chat_id and buttons.is_answer(pressed.code):
+            return await self._table_answer(person, record, pressed, t, update_id)
         if chat_id != person.id:
             return invalid
         if record.status != PLAYING:
@@ -635,7 +721,7 @@ class GameService:
         if picker is not None or pressed.code == buttons.BACK:
             if game.awaiting().players != (person.id,):
                 return CallbackResult(t.gettext("This button is out of date."))
-            asking = ui.Asking(t, game, record.id, record.context, person.id, names)
+            asking = ui.Asking(t, view_of(game, person.id), record.id, record.context, names)
             if picker is not None:
                 return CallbackResult(edit=ui.target_screen(asking, picker))
             return CallbackResult(edit=ui.turn_screen(asking))
@@ -645,6 +731,35 @@ class GameService:
             return CallbackResult(t.gettext("This button is not valid."), alert=True)
         return await self._decide(pressed.game_id, pressed.context, person, decision, t, update_id)
 
+    async def _table_answer(
+        self,
+        person: Person,
+        record: GameRecord,
+        pressed: buttons.ButtonPress,
+        t: Translator,
+        update_id: int | None,
+    ) -> CallbackResult:
+        """An answer pressed on the group's turn message: only by a player who may give it;
+        anyone else gets a short toast and nothing changes."""
+        if record.status != PLAYING:
+            return CallbackResult(t.gettext("This game is over."))
+        if record.table_context != pressed.context:
+            return CallbackResult(t.gettext("This button is out of date."))
+        game = record.game()
+        if record.seat(person.id) is None:
+            return CallbackResult(t.gettext("You are not in this game."))
+        if person.id not in game.awaiting().players:
+            return CallbackResult(t.gettext("It is not yours to answer."))
+        try:
+            decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
+        except buttons.BadButton:
+            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+        if decision not in view_of(game, person.id).legal:
+            return CallbackResult(t.gettext("You cannot answer that way."))
+        return await self._decide(
+            pressed.game_id, pressed.context, person, decision, t, update_id, table=True
+        )
+
     async def _decide(
         self,
         game_id: str,
@@ -653,9 +768,11 @@ class GameService:
         decision: Any,
         t: Translator,
         update_id: int | None,
+        table: bool = False,
     ) -> CallbackResult:
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
-            if record.status != PLAYING or record.prompts.get(person.id) != context:
+            current = record.table_context if table else record.prompts.get(person.id)
+            if record.status != PLAYING or current != context:
                 raise UserError(t.gettext("This button is out of date."))
             game = record.game()
             try:
@@ -667,7 +784,7 @@ class GameService:
         try:
             await self._mutate(game_id, change, (), update_id)
         except UserError as err:
-            return CallbackResult(err.text, alert=True)
+            return CallbackResult(err.text, alert=not table)
         return CallbackResult(t.gettext("✔️ Done."))
 
     async def _lobby_press(
@@ -679,6 +796,8 @@ class GameService:
         is_admin: AdminCheck,
     ) -> CallbackResult:
         try:
+            if pressed.code == buttons.AGAIN:
+                return CallbackResult(await self.play_again(pressed.game_id, person, update_id))
             if pressed.code == buttons.LOBBY_JOIN:
                 return CallbackResult(await self.join(pressed.game_id, person, update_id))
             if pressed.code == buttons.LOBBY_LEAVE:
@@ -808,10 +927,10 @@ class GameService:
         if record.status == LOBBY:
             screen = self._lobby_screen(record)
             return Reply(screen.text, screen.keyboard)
-        game = record.game()
+        view = view_of(record.game())
         names = record.names()
         left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
-        text = ui.board_text(t, game, names) + "\n\n" + ui.status_text(t, game, names, left)
+        text = ui.board_text(t, view, names) + "\n\n" + ui.status_text(t, view, names, left)
         return Reply(text)
 
     async def my_stats(self, person: Person) -> Reply:

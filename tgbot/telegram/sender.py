@@ -80,6 +80,13 @@ def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
+def _held(op: dict[str, Any]) -> bool:
+    """Whether an edit that only updates a waiting line still waits for a newer one (its
+    "hold_ms", counted from when the oldest state it carries was queued)."""
+    hold = op.get("hold_ms")
+    return bool(hold) and int(op.get("at", 0)) + int(hold) > int(time.time() * 1000)
+
+
 def _plain_send(op: dict[str, Any]) -> bool:
     return op["op"] == "send" and not op.get("kb") and not op.get("ref")
 
@@ -257,6 +264,8 @@ class Sender:
         """Deliver one chat's messages in order; stop at the first that must wait or fails."""
         delivered: list[bytes] = []
         for op in lane:
+            if _held(op):
+                break  # a newer state may still replace it; the sweep delivers it soon
             try:
                 await self._deliver(game_id, op, refs)
             except _Deferred:
