@@ -48,7 +48,9 @@ async def press_random(
     text, or None if no button is live."""
     live = [(u, u.id, m) for u in users for m in h.sim.with_buttons(u.id)]
     record = await h.record_of_chat(group)
-    table = [m for m in h.sim.with_buttons(group) if "🔁" not in str(m.buttons())]
+    table = [  # the answers on the turn message, not Play again
+        m for m in h.sim.with_buttons(group) if not m.buttons()[0]["callback_data"].endswith(".G")
+    ]
     if table and record is not None and record.engine is not None:
         answering = set(record.game().awaiting().players)
         live += [(u, group, m) for u in users if u.id in answering for m in table]

@@ -204,7 +204,7 @@ def game_over_message(t: Translator, view: PlayerView, names: Names, story: Sequ
 
 def play_again_keyboard(t: Translator, game_id: str) -> Keyboard:
     """The button under the final message that opens a new lobby with the same players."""
-    return [[{"text": t.gettext("🔁 Play again"), "data": buttons.pack(game_id, 0, buttons.AGAIN)}]]
+    return [[{"text": t.gettext("🆕 Play again"), "data": buttons.pack(game_id, 0, buttons.AGAIN)}]]
 
 
 # ---- private prompts -----------------------------------------------------------------

@@ -385,7 +385,7 @@ class GameService:
             writes.expire[self.keys.game(record.id)] = RECORD_TTL_S
             writes.deadline_set[record.id] = record.deadline_ms or record.created_ms
             # The finished game's message keeps its story and loses its button.
-            again = group_t.gettext("🔁 {name} opened a new game.").format(name=person.name)
+            again = group_t.gettext("🆕 {name} opened a new game.").format(name=person.name)
             text = "\n".join([*finished.story, "", again])
             writes.send(old_id, group_edit(finished, finished.turn_ref, text).to_op())
             finished.turn_ref = None
@@ -399,7 +399,7 @@ class GameService:
         )
         await self._committed(record.id)
         await self._committed(old_id)
-        return t.gettext("🔁 New game opened.")
+        return t.gettext("🆕 New game opened.")
 
     async def new_game(
         self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
