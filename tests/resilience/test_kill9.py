@@ -113,8 +113,12 @@ async def wait_for_prompt(h: Harness, user: int, prefix: str) -> int:
     raise AssertionError(f"prompt {prefix} never reached {user}")
 
 
-async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
-    """Open, fill and start a lobby, then decide by `policy` until the game is over."""
+async def play_one(
+    h: Harness, group: int, users: list[TgUser], pace: tuple[float, float] | None = None
+) -> str:
+    """Open, fill and start a lobby, then decide by `policy` until the game is over (with
+    `pace`, waiting a random number of seconds in that range before each press)."""
+    rng = random.Random(group)
     for u in users:
         await post_until_accepted(h, h.message_update(u, u.id, "/start"))
     await post_until_accepted(h, h.message_update(users[0], group, "/newgame"))
@@ -147,6 +151,8 @@ async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
         message_id = await wait_for_prompt(h, chat, prefix)
         data = buttons.pack(game_id, record.context, buttons.encode_decision(decision, seats))
         user = next(u for u in users if u.id == player)
+        if pace is not None:
+            await asyncio.sleep(rng.uniform(*pace))
         await post_until_accepted(h, h.press_update(user, chat, message_id, data))
     record = await h.record(game_id)
     version = record.game().version if record is not None and record.engine else None
