@@ -83,8 +83,8 @@ def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _held(op: dict[str, Any]) -> bool:
     """Whether an edit that only updates a waiting line still waits for a newer one (its
     "hold_ms", counted from when the oldest state it carries was queued)."""
-    hold = op.get("hold_ms")
-    return bool(hold) and int(op.get("at", 0)) + int(hold) > int(time.time() * 1000)
+    hold = int(op.get("hold_ms") or 0)
+    return hold > 0 and int(op.get("at") or 0) + hold > int(time.time() * 1000)
 
 
 def _plain_send(op: dict[str, Any]) -> bool:
