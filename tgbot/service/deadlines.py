@@ -71,8 +71,9 @@ class DeadlineRoom(LobbyRoom):
             await self._committed(game_id)
 
     async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
-        """A decision's prompt reached Telegram: its deadline is at least `seconds` from now
-        (compare-and-set: only while that decision is still the one awaited)."""
+        """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
+        the first of its prompts to arrive, else at least that (compare-and-set: only while
+        that decision is still the one awaited)."""
         key = self.keys.game(game_id)
         due_ms = self.now_ms() + 1000 * seconds
 
@@ -82,14 +83,16 @@ class DeadlineRoom(LobbyRoom):
             if raw is None:
                 return writes
             record = GameRecord.from_dict(json.loads(raw))
+            first = record.delivered != context
             if (
                 record.status != PLAYING
                 or record.context != context
                 or record.deadline_ms is None
-                or record.deadline_ms >= due_ms
+                or (record.deadline_ms >= due_ms and not first)
             ):
                 return writes
             record.deadline_ms = due_ms  # not a step of the game: rev stays
+            record.delivered = context
             writes.set_json[key] = record.to_dict()
             writes.expire[key] = RECORD_TTL_S
             due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]

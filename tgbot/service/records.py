@@ -63,6 +63,7 @@ class GameRecord:
     story: list[str] = field(default_factory=list)
     turn_ref: str | None = None
     table_context: int | None = None
+    delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
 
     def seat(self, user_id: int) -> Seat | None:
         """The player with this id, if they are in the game."""

@@ -24,6 +24,9 @@ LOBBY_REF = "lobby"
 # An edit that only says who may still answer waits this long for a newer one to replace
 # it (answers come in bursts); the group is never further behind than that.
 HOLD_MS = 1200
+# A decision's deadline runs from when its prompt reaches Telegram. Until then it is this
+# much later, so a prompt held back (a group's 20 a minute) never costs anyone their turn.
+DELIVERY_GRACE_S = 60
 # The events by which a player answers or decides, and who decided: such a line closes
 # that player's prompt.
 _DECIDER = {
@@ -115,13 +118,14 @@ class StepMessages:
         names = record.names()
         same_context = bool(events) and all(isinstance(e, ev.ResponsePassed) for e in events)
         waiting = game.awaiting()
+        seconds = seconds_for(record.timing, waiting.kind)
         if not same_context:
             record.context = game.version
-            record.deadline_ms = (
-                None if game.over else now_ms + 1000 * seconds_for(record.timing, waiting.kind)
-            )
+            record.deadline_ms = None if game.over else now_ms + 1000 * (seconds + DELIVERY_GRACE_S)
         seconds_left = (
-            None if record.deadline_ms is None else (record.deadline_ms - now_ms + 999) // 1000
+            None
+            if record.deadline_ms is None
+            else min(seconds, (record.deadline_ms - now_ms + 999) // 1000)
         )
         self._table(plan, record, game, events, names, seconds_left, same_context)
         at_table = record.answers != "private"
@@ -255,6 +259,7 @@ class StepMessages:
         ]
         if closing:
             text = self._closing_text(t, events, names, user_id)
+            secrets_here = [line for line in secrets_here if line != text]  # said already
             if knocked_out:
                 text += "\n" + own_lines[-1]
             plan.add(Edit(user_id, prompt_ref(user_id), text, fallback=fallback))

@@ -277,7 +277,9 @@ class Sender:
             delivered += op["_raws"]
             metrics.observe_delivery(op, int(time.time() * 1000))
             context = op.get("starts_deadline")
-            if context is not None and self.on_prompt_delivered and not op.get("_refused"):
+            # A prompt Telegram refused (403) starts its deadline all the same: nobody will
+            # see it, and the game must not wait the delivery grace for them.
+            if context is not None and self.on_prompt_delivered:
                 try:
                     await self.on_prompt_delivered(game_id, int(context), int(op["seconds"]))
                 except Exception as err:  # delivered all the same: the step-time deadline holds
@@ -370,7 +372,7 @@ class Sender:
     async def _unreachable(self, game_id: str, op: dict[str, Any]) -> None:
         """A private message was refused: note it, and tell the group how to fix it (once,
         queued behind the group's other messages, so that its window holds for it too)."""
-        op["_refused"] = True  # not seen: its deadline is not moved for it
+        op["_refused"] = True  # not seen (its deadline starts all the same)
         user_id = op["chat"]
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
