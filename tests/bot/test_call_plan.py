@@ -7,7 +7,7 @@ from tests.resilience.test_kill9 import policy, wait_for_prompt
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.engine import DecisionKind, Game, game_to_dict
 from tgbot.engine import events as ev
-from tgbot.rendering import buttons, ui
+from tgbot.rendering import buttons
 from tgbot.service.plan import Edit, Plan, Send
 from tgbot.service.records import PLAYING, GameRecord
 from tgbot.service.step_messages import LOBBY_REF, StepMessages
@@ -48,8 +48,6 @@ def replayed_plans(h: Harness, played: GameRecord) -> tuple[list[Plan], int, Gam
         players=played.players,
         answers=played.answers,
     )
-    t = h.catalogs.get(played.lang)
-    record.story = [ui.lobby_closed_text(t, "started", [s.name for s in played.players])]
     record.turn_ref = LOBBY_REF
     builder = StepMessages(h.catalogs, "coup_test_bot")
     builder.hold_ms = 0

@@ -172,7 +172,7 @@ async def test_knocked_out_players_are_told_and_play_again_reopens(redis_server_
         record = await h.record(game_id)
         assert record is not None and record.status == "over"
         winner = record.game().winner
-        out = h.tr("☠️ You are out of the game. The table is in the group.")
+        out = h.tr("☠️ You are out of the game.")
         for u in users:
             assert (out in h.sim.text_of(u.id)) == (u.id != winner)
             assert not h.sim.with_buttons(u.id)

@@ -344,7 +344,7 @@ def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
 
 def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the card to turn face up."""
-    return a.screen([*context_lines, a.t.gettext("🔻 Choose a card to turn face up:")])
+    return a.screen([*context_lines, a.hand(), a.t.gettext("🔻 Choose a card to turn face up:")])
 
 
 def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:

@@ -24,6 +24,7 @@ from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
+from .plan import Send
 from .records import CANCELLED, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
 from .step_messages import (
@@ -61,15 +62,9 @@ async def _never_admin(_: int) -> bool:
 
 def reply_op(origin: Origin, reply: Reply) -> dict[str, Any]:
     """The outbox entry of a reply to an update, in the chat (and topic) it came from."""
-    return {
-        "op": "send",
-        "chat": origin.chat_id,
-        "thread": origin.thread_id,
-        "text": reply.text,
-        "kb": reply.keyboard,
-        "ref": None,
-        "direct": True,
-    }
+    return Send(
+        origin.chat_id, reply.text, reply.keyboard, thread=origin.thread_id, direct=True
+    ).to_op()
 
 
 class ServiceCore:

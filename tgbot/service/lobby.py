@@ -329,14 +329,13 @@ class LobbyRoom(ServiceCore):
         return t.gettext("🤖 Done.")
 
     def _start(self, record: GameRecord, writes: Writes) -> None:
-        group_t = self.catalogs.get(record.lang)
         record.seed = self.new_seed()
         game, events = Game.new(
             [s.id for s in record.players], record.seed, afk_limit=record.timing.afk_limit
         )
         record.status = PLAYING
         # The lobby message becomes the first turn's: who plays, the table, who moves first.
-        record.story = [ui.lobby_closed_text(group_t, "started", [s.name for s in record.players])]
+        record.story = []
         record.turn_ref = LOBBY_REF
         self._apply_step(record, game, events, writes)
         log.info(
@@ -372,8 +371,9 @@ class LobbyRoom(ServiceCore):
         text = ui.lobby_closed_text(group_t, reason, [s.name for s in record.players])
         if record.status == LOBBY:
             writes.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
-        elif record.turn_ref is not None and record.table_context is not None:
-            # The turn message still offers answers: it closes with the news.
+        elif record.turn_ref is not None:
+            # The turn message still says who must decide (or offers answers): it closes
+            # with the news instead, so no expired waiting line or live button stays.
             story = "\n".join([*record.story, "", text])
             writes.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:

@@ -224,11 +224,16 @@ class StepMessages:
             for e in events
             if _concerns(e, user_id) and (line := describe(e, t, names, user_id))
         ]
-        knocked_out = any(
-            isinstance(e, ev.PlayerEliminated) and e.player == user_id for e in events
+        # Knocked out: told in their own chat (an edit of their open prompt, else a message).
+        out_line = next(
+            (
+                describe(e, t, names, user_id)
+                for e in events
+                if isinstance(e, ev.PlayerEliminated) and e.player == user_id
+            ),
+            None,
         )
-        if knocked_out:
-            own_lines.append(t.gettext("☠️ You are out of the game. The table is in the group."))
+        knocked_out = out_line is not None
         open_context = record.prompts.get(user_id)
         closing = open_context is not None and (not same_context or user_id not in waiting.players)
         fallback = self.fallback(record, user_id)
@@ -260,8 +265,8 @@ class StepMessages:
         if closing:
             text = self._closing_text(t, events, names, user_id)
             secrets_here = [line for line in secrets_here if line != text]  # said already
-            if knocked_out:
-                text += "\n" + own_lines[-1]
+            if out_line:
+                text += "\n" + out_line
             plan.add(Edit(user_id, prompt_ref(user_id), text, fallback=fallback))
             del record.prompts[user_id]
             if secrets_here:
