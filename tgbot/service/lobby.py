@@ -65,7 +65,9 @@ class LobbyRoom(ServiceCore):
 
     def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
         screen = self._lobby_screen(record)
-        return group_edit(record, LOBBY_REF, screen.text, screen.keyboard).to_op()
+        # Joins come in bursts: while the group is busy, the newest list replaces the others.
+        edit = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
+        return Edit(edit.chat, edit.ref, edit.text, edit.kb, optional=True).to_op()
 
     async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
         """A new lobby's record, with the group's settings of now."""

@@ -63,13 +63,16 @@ class Send:
 @dataclass(frozen=True, slots=True)
 class Edit:
     """A new look for a message sent before (found by its reference). `hold_ms` lets an
-    edit that only updates a waiting line wait that long for a newer one to replace it."""
+    edit that only updates a waiting line wait that long for a newer one to replace it;
+    an `optional` one is sent only while its group's minute has room to spare (else it
+    waits, and a newer state replaces it), so that it never holds back what matters."""
 
     chat: int
     ref: str
     text: str
     kb: Keyboard | None = None
     hold_ms: int = 0
+    optional: bool = False
     deadline: Deadline | None = None
     fallback: Fallback | None = None
 
@@ -84,6 +87,8 @@ class Edit:
         }
         if self.hold_ms:
             op["hold_ms"] = self.hold_ms
+        if self.optional:
+            op["optional"] = True
         return _with_extras(op, self.deadline, self.fallback)
 
 

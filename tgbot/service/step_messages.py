@@ -186,7 +186,7 @@ class StepMessages:
             deadline = Deadline(record.context, seconds_for(record.timing, waiting.kind))
         record.table_context = record.context if kb else None
         text = ui.turn_message(t, public, names, record.story, seconds_left, False)
-        self._turn_op(plan, record, text, kb, deadline, self.hold_ms if same_context else 0)
+        self._turn_op(plan, record, text, kb, deadline, same_context)
 
     def _turn_op(
         self,
@@ -195,13 +195,26 @@ class StepMessages:
         text: str,
         kb: ui.Keyboard | None,
         deadline: Deadline | None = None,
-        hold_ms: int = 0,
+        waiting_only: bool = False,
     ) -> None:
+        """Send the turn message, or edit it; an edit that only updates who may still
+        answer (`waiting_only`) is held a moment and optional (see plan.Edit)."""
         if record.turn_ref is None:
             plan.add(Send(record.chat_id, text, kb, TURN_REF, record.thread_id, deadline=deadline))
             record.turn_ref = TURN_REF
         else:
-            plan.add(Edit(record.chat_id, record.turn_ref, text, kb, hold_ms, deadline=deadline))
+            hold = self.hold_ms if waiting_only else 0
+            plan.add(
+                Edit(
+                    record.chat_id,
+                    record.turn_ref,
+                    text,
+                    kb,
+                    hold,
+                    waiting_only,
+                    deadline=deadline,
+                )
+            )
 
     # ---- one player's private chat ------------------------------------------------------
 

@@ -264,11 +264,16 @@ class Sender:
         """Deliver one chat's messages in order; stop at the first that must wait or fails."""
         delivered: list[bytes] = []
         for op in lane:
+            # A held or optional edit is the newest state of its message in this lane
+            # (latest_state merged the older ones into it): the lane goes on without it,
+            # and it stays queued for a later sweep or a newer state.
             if _held(op):
-                break  # a newer state may still replace it; the sweep delivers it soon
+                continue
             try:
                 await self._deliver(game_id, op, refs)
             except _Deferred:
+                if op.get("optional"):
+                    continue
                 break
             except _Unrecorded as err:
                 return delivered + op["_raws"], err
@@ -309,8 +314,9 @@ class Sender:
 
     @staticmethod
     def _pace(op: dict[str, Any]) -> dict[str, Any]:
-        """The rate limiter's arguments: a reply to a person is outside the queued share."""
-        return {"queued": not op.get("direct")}
+        """The rate limiter's arguments: a reply to a person is outside the queued share;
+        an optional edit takes a group's slot only while its minute has room to spare."""
+        return {"queued": not op.get("direct"), "optional": bool(op.get("optional"))}
 
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         try:
