@@ -67,7 +67,8 @@ class LobbyRoom(ServiceCore):
         screen = self._lobby_screen(record)
         # Joins come in bursts: while the group is busy, the newest list replaces the others.
         edit = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
-        return Edit(edit.chat, edit.ref, edit.text, edit.kb, optional=True).to_op()
+        hold = self.messages.hold_ms
+        return Edit(edit.chat, edit.ref, edit.text, edit.kb, hold, optional=True).to_op()
 
     async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
         """A new lobby's record, with the group's settings of now."""
