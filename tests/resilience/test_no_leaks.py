@@ -48,9 +48,7 @@ def test_step_messages_never_address_private_lines_to_anyone_else() -> None:
                 for pid in ids
             }
             hands = {
-                pid: [
-                    ui.hand_text(CATALOGS.get(lang), view_of(game, pid)) for lang in ("ka", "en")
-                ]
+                pid: [ui.hand_text(CATALOGS.get(lang), view_of(game, pid)) for lang in ("ka", "en")]
                 for pid in ids
                 if game.player(pid).hidden
             }
