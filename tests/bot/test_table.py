@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 
 from tests.bot.play import GROUP, open_and_start, play_to_end, players
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage
+from tgbot.config import Deadlines
 from tgbot.engine import Action, Character, DecisionKind
 from tgbot.engine import events as ev
 from tgbot.rendering.texts import describe
@@ -216,3 +219,32 @@ async def test_cancel_tells_every_player_privately(redis_server_url: str) -> Non
             assert notice in h.sim.text_of(u.id)
             assert not h.sim.with_buttons(u.id)
         assert not h.sim.with_buttons(GROUP)
+
+
+async def test_answers_held_back_by_the_group_limit_keep_their_whole_time(
+    redis_server_url: str,
+) -> None:
+    # Telegram holds the group (429, retry after 3 s) when the turn message with the answer
+    # buttons is sent; the window has 1 s. It must not close before the buttons are there:
+    # its second counts from their delivery.
+    fast = Deadlines(turn=60, response=1, lose_card=60, exchange=60, lobby=60)
+    async with running_bot(redis_server_url, fast) as h:
+        users = players(3, first_id=9400)
+        group = -100940
+        game_id = await open_and_start(h, users, group=group)
+        await h.delivered(game_id)
+        h.sim.fail_next(
+            "sendMessage", 429, "Too Many Requests: retry after 3", group, retry_after=3
+        )
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+        await h.until(lambda: bool(h.sim.with_buttons(group)), timeout=15)
+        shown = [c for c in h.sim.calls_to(group, "sendMessage") if c.status == 200][-1].at
+        record = await h.record(game_id)
+        assert record is not None and record.game().awaiting().kind is DecisionKind.RESPONSE
+        while (record := await h.record(game_id)) is not None and (
+            record.game().awaiting().kind is DecisionKind.RESPONSE
+        ):
+            await asyncio.sleep(0.02)
+        assert time.monotonic() - shown >= 1 - 0.01
+        assert record is not None and record.game().player(actor.id).coins == 5
