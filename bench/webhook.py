@@ -124,7 +124,10 @@ async def table(load: Load, redis: Redis, keys: Keys, n: int) -> None:
             game = record.game()
             player = game.awaiting().players[0]
             code = buttons.encode_decision(policy(game, player), [p.id for p in game.players])
-            await load.post(press(player, player, buttons.pack(game_id, record.context, code)))
+            # Answers to a claim are pressed on the group's turn message, the rest privately.
+            at_table = buttons.is_answer(code) and record.answers == "table"
+            chat = group if at_table else player
+            await load.post(press(player, chat, buttons.pack(game_id, record.context, code)))
 
 
 async def bare_worker(load: Load, n: int) -> None:

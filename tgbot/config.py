@@ -49,6 +49,9 @@ class Config:
     messages_per_second: int = 30  # Telegram's overall limit (paid broadcasts allow 1000)
     private_messages_per_second: int = 1  # about Telegram's pace per private chat; tests raise it
     ai_pause_ms: tuple[int, int] = (1500, 3500)  # how long an AI player "thinks"
+    # How long an edit of the group's turn message that only says who may still answer
+    # waits for a newer one to replace it (answers come in bursts).
+    answer_edit_hold_ms: int = 1200
     # Updates one person may send in 10 s; more are answered briefly and dropped. Tests
     # that press at machine speed raise it.
     person_updates_per_10s: int = DEFAULT_PERSON_UPDATES_PER_10S

@@ -40,15 +40,25 @@ async def open_and_start(
     return game_id
 
 
-async def press_random(h: Harness, users: list[TgUser], rng: random.Random) -> str | None:
-    """Press one random live button of one random player; return the answer's text, or None
-    if no button is live."""
-    live = [(u, m) for u in users for m in h.sim.with_buttons(u.id)]
+async def press_random(
+    h: Harness, users: list[TgUser], rng: random.Random, group: int = GROUP
+) -> str | None:
+    """Press one random live button: of a player's private chat, or of the group's turn
+    message (Challenge / Block / Pass) by a player who may answer; return the answer's
+    text, or None if no button is live."""
+    live = [(u, u.id, m) for u in users for m in h.sim.with_buttons(u.id)]
+    record = await h.record_of_chat(group)
+    table = [  # the answers on the turn message, not Play again
+        m for m in h.sim.with_buttons(group) if not m.buttons()[0]["callback_data"].endswith(".G")
+    ]
+    if table and record is not None and record.engine is not None:
+        answering = set(record.game().awaiting().players)
+        live += [(u, group, m) for u in users if u.id in answering for m in table]
     if not live:
         return None
-    user, message = rng.choice(live)
+    user, chat, message = rng.choice(live)
     button = rng.choice(message.buttons())
-    answer = await h.press(user, user.id, message.message_id, button["callback_data"])
+    answer = await h.press(user, chat, message.message_id, button["callback_data"])
     return str(answer.get("text", ""))
 
 
@@ -73,7 +83,7 @@ async def play_to_end(
         await h.delivered(record.id)
         if "🏆" in h.sim.text_of(group):
             return presses
-        answer = await press_random(h, users, rng)
+        answer = await press_random(h, users, rng, group)
         if answer is None:
             await asyncio.sleep(0.02)
             continue

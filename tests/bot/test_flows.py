@@ -121,17 +121,17 @@ async def test_turn_keyboard_target_picker_and_back(redis_server_url: str) -> No
         assert {u.first_name for u in users if u != actor} <= names
         await h.press_text(actor, actor.id, h.tr("« Back"))
         assert h.tr("💰 Income") in [b["text"] for b in prompt.buttons()]
-        # Choosing an action removes its buttons and opens the response window.
+        # Choosing an action removes its buttons and opens the answers, at the table.
         await h.press_text(actor, actor.id, h.tr("👑 Tax"))
         await h.until(lambda: not prompt.keyboard)
         others = [u for u in users if u != actor]
-        await h.until(lambda: all(h.sim.with_buttons(u.id) for u in others))
-        asked = h.sim.with_buttons(others[0].id)[-1]
+        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
+        asked = h.sim.with_buttons(GROUP)[-1]
         assert {b["text"] for b in asked.buttons()} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
+        assert not any(h.sim.with_buttons(u.id) for u in others)  # nothing to switch chats for
         waiting = h.tr("⏳ Waiting for: {players}.").split("{")[0]
-        await h.until(lambda: waiting in h.sim.last(GROUP).text)
-        group_log = h.sim.last(GROUP).text
-        assert actor.first_name in group_log and others[0].first_name in group_log
+        assert waiting in asked.text
+        assert actor.first_name in asked.text and others[0].first_name in asked.text
 
 
 async def test_stale_foreign_and_forged_presses_change_nothing(redis_server_url: str) -> None:
@@ -237,7 +237,7 @@ async def test_deadlines_fire_once_with_two_instances(redis_server_url: str) -> 
         await h.until(lambda: not any(h.sim.with_buttons(u.id) for u in users))
 
 
-async def test_response_deadline_closes_the_prompts(redis_server_url: str) -> None:
+async def test_response_deadline_closes_the_answers(redis_server_url: str) -> None:
     fast = Deadlines(turn=60, response=1, lose_card=60, exchange=60, lobby=60)
     async with running_bot(redis_server_url, fast) as h:
         users = players(3)
@@ -246,14 +246,15 @@ async def test_response_deadline_closes_the_prompts(redis_server_url: str) -> No
         await h.press_text(actor, actor.id, h.tr("👑 Tax"))
         record = await h.record(game_id)
         assert record is not None and record.game().awaiting().kind is DecisionKind.RESPONSE
-        await h.until(
-            lambda: (
-                h.tr("⌛ Your time ran out: you pass.") in h.sim.text_of(users[1].id)
-                or h.tr("⌛ Your time ran out: you pass.") in h.sim.text_of(users[2].id)
-            )
-        )
+        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
+        turn_message = h.sim.with_buttons(GROUP)[-1]
+        # The window closes by itself: the same message loses its buttons and says so.
+        await h.until(lambda: not turn_message.keyboard)
+        await h.delivered(game_id)
         record = await h.record(game_id)
         assert record is not None and record.game().player(actor.id).coins == 5
+        assert h.tr("🃏 The table") in turn_message.text
+        assert record.table_context is None
 
 
 async def test_language_choices_take_effect(redis_server_url: str) -> None:
@@ -368,6 +369,12 @@ async def test_bot_removed_from_group_cancels_its_game(redis_server_url: str) ->
         assert record is not None and record.status == "cancelled"
         assert await h.record_of_chat(GROUP) is None
         assert await h.store.get(h.store.keys.user_game(users[0].id)) is None
+        # Everyone in the game is told privately, and no button stays live there.
+        await h.delivered(game_id)
+        notice = h.tr("✖️ I was removed from the group, so your game there is cancelled.")
+        for u in users:
+            assert notice in h.sim.text_of(u.id)
+            assert not h.sim.with_buttons(u.id)
 
 
 async def test_group_migrating_to_supergroup_keeps_its_game(redis_server_url: str) -> None:
@@ -391,6 +398,9 @@ async def test_forum_topic_game_talks_in_its_topic(redis_server_url: str) -> Non
         await h.until(lambda: h.has_button(GROUP, h.tr("✋ Join")))
         await h.press_text(b, GROUP, h.tr("✋ Join"))
         await h.press_text(a, GROUP, h.tr("▶️ Start"))
+        await h.until(lambda: any(h.sim.with_buttons(u.id) for u in (a, b)))
+        actor = next(u for u in (a, b) if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))  # the turn's own message
         await h.until(lambda: len(h.sim.messages(GROUP)) >= 2)
         assert all(m.thread_id == 77 for m in h.sim.messages(GROUP))
 
@@ -463,7 +473,9 @@ async def test_queued_messages_keep_within_their_share_of_the_bot_pace(
             for c in h.sim.calls
             if c.at >= started and c.method in ("sendMessage", "editMessageText")
         )
-        assert len(sent) >= 16
+        # Each start: the lobby becomes the first turn's message, 5 players get their
+        # cards, the first mover their turn.
+        assert len(sent) >= 14
         # At most 8 leave the sender in any two seconds; a little more may arrive in two
         # seconds here when network delays bunch them, but never the 16 of unshared pacing.
         busiest = max(sum(1 for t in sent if start <= t < start + 2.0) for start in sent)

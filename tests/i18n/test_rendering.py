@@ -71,8 +71,9 @@ def test_boards_and_prompts_render_in_georgian() -> None:
     game = played.game
     t = CATALOGS.get("ka")
     names = {1: "ნიკა", 2: "ანა", 3: "გიო"}
-    assert georgian(ui.board_text(t, game, names))
-    assert georgian(ui.final_text(t, game, names))
+    assert georgian(ui.board_text(t, view_of(game), names))
+    assert georgian(ui.final_text(t, view_of(game), names))
+    assert len(view_of(game).final_cards) == 3
     assert georgian(ui.rules_text(t)) and georgian(ui.help_text(t))
     assert view_of(game).winner in names
 

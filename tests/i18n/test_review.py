@@ -14,12 +14,13 @@ import polib
 import pytest
 
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.engine import Action, Block, Character, DecisionKind, Game, KeepCards
+from tgbot.engine import Action, Block, Character, DecisionKind, Game, KeepCards, view_of
 from tgbot.engine import events as ev
 from tgbot.rendering import ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
 from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.rendering.texts import action_name, block_text, character_name, describe
+from tgbot.service.step_messages import answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
@@ -254,8 +255,11 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
         names = {i: f"N{i}" for i in range(1, 5)}
         while not game.over:
             waiting = game.awaiting()
+            if waiting.kind is DecisionKind.RESPONSE:  # the answers on the group's turn message
+                options = answer_options(game, waiting.players)
+                boards.append(ui.answer_buttons(t, "abcdef", game.version, options, names))
             for pid in waiting.players:
-                a = ui.Asking(t, game, "abcdef", game.version, pid, names)
+                a = ui.Asking(t, view_of(game, pid), "abcdef", game.version, names)
                 screen = {
                     DecisionKind.TURN: lambda a=a: ui.turn_screen(a),
                     DecisionKind.RESPONSE: lambda a=a: ui.response_screen(a, []),
@@ -303,7 +307,7 @@ def test_foreign_aid_has_a_row_of_its_own() -> None:
     game, _ = Game.new([1, 2, 3], 1)
     actor = game.awaiting().players[0]
     for t in (KA, EN):
-        keyboard = ui.turn_screen(ui.Asking(t, game, "abcdef", 0, actor, {})).keyboard
+        keyboard = ui.turn_screen(ui.Asking(t, view_of(game, actor), "abcdef", 0, {})).keyboard
         aid = ui.ACTION_BUTTONS[Action.FOREIGN_AID](t)
         rows = [row for row in keyboard if any(b["text"] == aid for b in row)]
         assert len(rows) == 1 and len(rows[0]) == 1

@@ -20,7 +20,7 @@ import pytest
 from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.config import DEFAULT_LOCALES, Config
-from tgbot.engine import Action, Decision, Game, Pass, TakeAction, game_to_dict
+from tgbot.engine import Action, Decision, DecisionKind, Game, Pass, TakeAction, game_to_dict
 from tgbot.engine.events import ResponsePassed
 from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
@@ -105,7 +105,8 @@ async def post_until_accepted(h: Harness, update: dict) -> None:
 
 
 async def wait_for_prompt(h: Harness, user: int, prefix: str) -> int:
-    """The id of the private message that carries this decision's buttons."""
+    """The id of the message (in `user`'s private chat, or the group's turn message when
+    `user` is the group) that carries this decision's buttons."""
     for _ in range(1200):
         for message in reversed(h.sim.messages(user)):
             if any(b.get("callback_data", "").startswith(prefix) for b in message.buttons()):
@@ -114,8 +115,12 @@ async def wait_for_prompt(h: Harness, user: int, prefix: str) -> int:
     raise AssertionError(f"prompt {prefix} never reached {user}")
 
 
-async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
-    """Open, fill and start a lobby, then decide by `policy` until the game is over."""
+async def play_one(
+    h: Harness, group: int, users: list[TgUser], pace: tuple[float, float] | None = None
+) -> str:
+    """Open, fill and start a lobby, then decide by `policy` until the game is over (with
+    `pace`, waiting a random number of seconds in that range before each press)."""
+    rng = random.Random(group)
     for u in users:
         await post_until_accepted(h, h.message_update(u, u.id, "/start"))
     await post_until_accepted(h, h.message_update(users[0], group, "/newgame"))
@@ -142,10 +147,15 @@ async def play_one(h: Harness, group: int, users: list[TgUser]) -> str:
         decision = policy(game, player)
         seats = [p.id for p in game.players]
         prefix = f"{game_id}.{record.context}."
-        message_id = await wait_for_prompt(h, player, prefix)
+        # Answers to a claim are pressed on the group's turn message, the rest privately.
+        at_table = game.awaiting().kind is DecisionKind.RESPONSE and record.answers == "table"
+        chat = group if at_table else player
+        message_id = await wait_for_prompt(h, chat, prefix)
         data = buttons.pack(game_id, record.context, buttons.encode_decision(decision, seats))
         user = next(u for u in users if u.id == player)
-        await post_until_accepted(h, h.press_update(user, player, message_id, data))
+        if pace is not None:
+            await asyncio.sleep(rng.uniform(*pace))
+        await post_until_accepted(h, h.press_update(user, chat, message_id, data))
     record = await h.record(game_id)
     version = record.game().version if record is not None and record.engine else None
     raise AssertionError(f"the game {game_id} did not end (engine version {version})")

@@ -7,7 +7,7 @@ import random
 from tests.bot.play import GROUP, open_and_start, play_to_end, players
 from tests.telegram_sim.harness import running_bot
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.engine import Game
+from tgbot.engine import Game, view_of
 from tgbot.rendering import ui
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
@@ -37,7 +37,7 @@ def test_step_messages_never_address_private_lines_to_anyone_else() -> None:
         game, events = Game.new(ids, seed)
         names = record.names()
         while True:
-            ops = builder.build(record, game, events, now_ms=0)
+            plan = builder.build(record, game, events, now_ms=0)
             secrets_of = {
                 pid: [
                     describe(e, CATALOGS.get(lang), names, e.recipient)
@@ -48,19 +48,19 @@ def test_step_messages_never_address_private_lines_to_anyone_else() -> None:
                 for pid in ids
             }
             hands = {
-                pid: [ui.hand_text(CATALOGS.get(lang), game, pid) for lang in ("ka", "en")]
+                pid: [ui.hand_text(CATALOGS.get(lang), view_of(game, pid)) for lang in ("ka", "en")]
                 for pid in ids
                 if game.player(pid).hidden
             }
-            for op in ops.ops:
+            for op in plan.ops:
                 # Lines the recipient may see anyway (their own hand can read the same).
-                own = set(secrets_of.get(op["chat"], []) + hands.get(op["chat"], []))
+                own = set(secrets_of.get(op.chat, []) + hands.get(op.chat, []))
                 for owner in ids:
-                    if op["chat"] == owner:
+                    if op.chat == owner:
                         continue
                     for line in secrets_of[owner] + hands.get(owner, []):
                         if line and line not in own:
-                            assert line not in op["text"], (op["chat"], owner, line)
+                            assert line not in op.text, (op.chat, owner, line)
                             checked += 1
             if game.over:
                 break

@@ -298,6 +298,7 @@ def config_for_tests(
     messages_per_second: int = 30,
     private_rate: int = 100_000,
     record_days: int = 30,
+    hold_ms: int = 0,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -315,6 +316,7 @@ def config_for_tests(
         messages_per_second=messages_per_second,
         private_messages_per_second=private_rate,  # Telegram-like pacing: the tests that ask
         record_days=record_days,
+        answer_edit_hold_ms=hold_ms,  # 0: the tests press as soon as a step is delivered
     )
 
 
@@ -329,6 +331,7 @@ async def running_bot(
     messages_per_second: int = 30,
     private_rate: int = 100_000,
     record_days: int = 30,
+    hold_ms: int = 0,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
@@ -344,6 +347,7 @@ async def running_bot(
             messages_per_second,
             private_rate,
             record_days,
+            hold_ms,
         )
         urls = []
         for _ in range(instances):

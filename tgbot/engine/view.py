@@ -49,6 +49,8 @@ class PlayerView:
     divided: bool = False  # Reformation: both allegiances are alive
     # Examine: the card the target showed, for the examiner and the target only.
     examined: Character | None = None
+    # Every seat's cards, face down and face up, once the game is over (public then).
+    final_cards: tuple[tuple[Character, ...], ...] = ()
 
     def seat(self, player_id: int) -> SeatView:
         """Return one seat's public face."""
@@ -96,4 +98,5 @@ def view_of(game: Game, viewer: int | None = None) -> PlayerView:
         reserve=game.reserve,
         divided=game.divided(),
         examined=examined,
+        final_cards=tuple(tuple(p.hidden + p.revealed) for p in game.players) if over else (),
     )

@@ -42,9 +42,11 @@ _CODE_ACTION = {v: k for k, v in _ACTION_CODE.items()}
 
 LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL = "J", "Q", "S", "X"
 LOBBY_ADD_AI, LOBBY_REMOVE_AI = "A", "R"
+AGAIN = "G"  # Play again, on the final message of a game
 LOBBY_CODES = frozenset(
-    {LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL, LOBBY_ADD_AI, LOBBY_REMOVE_AI}
+    {LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL, LOBBY_ADD_AI, LOBBY_REMOVE_AI, AGAIN}
 )
+ANSWER_HEADS = frozenset("CPB")  # Challenge, Pass, Block as ...: answers to a claim
 PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
 BACK = "tb"
 
@@ -116,6 +118,11 @@ def decode_decision(code: str, seats: list[int]) -> Decision:
         return TakeAction(action, seats[seat])
     except (KeyError, ValueError, IndexError):
         raise BadButton(code) from None
+
+
+def is_answer(code: str) -> bool:
+    """Whether a code is an answer to a claim (the buttons of the group's turn message)."""
+    return bool(code) and code[0] in ANSWER_HEADS
 
 
 def picker_code(action: Action) -> str:

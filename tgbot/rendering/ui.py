@@ -13,10 +13,10 @@ from ..engine import (
     Character,
     Decision,
     DecisionKind,
-    Game,
     KeepCards,
     LoseCard,
     Pass,
+    PlayerView,
     TakeAction,
     Window,
 )
@@ -97,35 +97,46 @@ def lobby_closed_text(t: Translator, reason: str, players: Sequence[str]) -> str
     return texts[reason].format(players=", ".join(players))
 
 
+def game_closed_notice(t: Translator, reason: str) -> str:
+    """What each player reads privately when their game is closed before its end."""
+    texts = {
+        "cancelled": t.gettext("✖️ Your game in the group was cancelled."),
+        "empty": t.gettext("✖️ Not enough players joined: the lobby is closed."),
+        "removed": t.gettext("✖️ I was removed from the group, so your game there is cancelled."),
+    }
+    return texts.get(reason, texts["cancelled"])
+
+
 # ---- the group's board ---------------------------------------------------------------
 
 
-def board_text(t: Translator, game: Game, names: Names) -> str:
-    """The table: seats in order, coins, cards, deck and treasury."""
+def board_text(t: Translator, view: PlayerView, names: Names) -> str:
+    """The table: seats in order, coins, cards, deck and treasury (what the group may know)."""
+    over = view.winner is not None
     lines = [t.gettext("🃏 The table")]
-    for i, p in enumerate(game.players, 1):
+    for i, p in enumerate(view.seats, 1):
         name = names.get(p.id, str(p.id))
         shown = cards_text(t, p.revealed)
-        if p.hidden:
-            line = f"{i}. {name} · 💰{p.coins} · " + "🂠" * len(p.hidden)
+        if p.cards_down:
+            line = f"{i}. {name} · 💰{p.coins} · " + "🂠" * p.cards_down
             if shown:
                 line += f" · ✖ {shown}"
         else:
             line = f"{i}. ☠️ {name} · ✖ {shown}"
-        if not game.over and p.id == game.turn.actor:
+        if not over and p.id == view.actor:
             line = "▶️ " + line
         lines.append(line)
     lines.append(
         t.gettext("Deck: {deck} · Treasury: {treasury}").format(
-            deck=len(game.deck), treasury=game.treasury
+            deck=view.deck_size, treasury=view.treasury
         )
     )
     return "\n".join(lines)
 
 
-def status_text(t: Translator, game: Game, names: Names, seconds_left: int | None) -> str:
+def status_text(t: Translator, view: PlayerView, names: Names, seconds_left: int | None) -> str:
     """Who must decide now, and how long they have."""
-    waiting = game.awaiting()
+    waiting = view.awaiting
     who = ", ".join(names.get(p, str(p)) for p in waiting.players)
     if waiting.kind is None:
         return ""
@@ -135,28 +146,86 @@ def status_text(t: Translator, game: Game, names: Names, seconds_left: int | Non
         DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
         DecisionKind.EXCHANGE: t.gettext("⏳ {players} chooses cards to keep."),
     }
-    text = texts[waiting.kind].format(players=who)
+    # The variants' decisions (Inquisitor's show and examine) have no line of their own.
+    text = texts.get(waiting.kind, texts[DecisionKind.RESPONSE]).format(players=who)
     if seconds_left is not None:
         text += " " + t.gettext("({time} left)").format(time=seconds_text(t, max(0, seconds_left)))
     return text
 
 
-def final_text(t: Translator, game: Game, names: Names) -> str:
+def final_text(t: Translator, view: PlayerView, names: Names) -> str:
     """Every player's cards at the end of the game."""
     lines = [t.gettext("🃏 Everyone's cards:")]
-    for p in game.players:
-        lines.append(f"{names.get(p.id, str(p.id))}: {cards_text(t, p.hidden + p.revealed)}")
+    for p, cards in zip(view.seats, view.final_cards, strict=False):
+        lines.append(f"{names.get(p.id, str(p.id))}: {cards_text(t, cards)}")
     return "\n".join(lines)
+
+
+# ---- the group's turn message --------------------------------------------------------
+
+
+def answer_buttons(
+    t: Translator, game_id: str, context: int, options: Sequence[Decision], names: Names
+) -> Keyboard:
+    """Challenge / Block as ... / Pass on the group's turn message (anyone may see them,
+    only the players who may answer can press them)."""
+    items = [
+        {
+            "text": decision_label(t, d, names),
+            "data": buttons.pack(game_id, context, buttons.encode_decision(d, [])),
+        }
+        for d in options
+    ]
+    return rows_of(items)
+
+
+def turn_message(
+    t: Translator,
+    view: PlayerView,
+    names: Names,
+    story: Sequence[str],
+    seconds_left: int | None,
+    table: bool,
+    claims: str = "",
+) -> str:
+    """The group's turn message: the turn's story; then, while the turn goes on, who must
+    decide and until when; once it is over, the table (with the claim tracker's line,
+    `claims`, when there is one) and who moves next."""
+    lines = list(story)
+    status = status_text(t, view, names, seconds_left)
+    if table:
+        lines += ["", board_text(t, view, names)]
+        if claims:
+            lines.append(claims)
+    if status:
+        lines += ["", status] if not table else [status]
+    return "\n".join(lines).strip("\n")
+
+
+def game_over_message(
+    t: Translator, view: PlayerView, names: Names, story: Sequence[str], bluffs: str = ""
+) -> str:
+    """The last turn's story, the winner and every card, then who bluffed (`bluffs`)."""
+    lines = [*story, "", final_text(t, view, names)]
+    if bluffs:
+        lines += ["", bluffs]
+    return "\n".join(lines).strip("\n")
+
+
+def play_again_keyboard(t: Translator, game_id: str) -> Keyboard:
+    """The button under the final message that opens a new lobby with the same players."""
+    return [[{"text": t.gettext("🆕 Play again"), "data": buttons.pack(game_id, 0, buttons.AGAIN)}]]
 
 
 # ---- private prompts -----------------------------------------------------------------
 
 
-def hand_text(t: Translator, game: Game, player_id: int) -> str:
+def hand_text(t: Translator, view: PlayerView) -> str:
     """A player's face-down cards and coins."""
-    me = game.player(player_id)
+    assert view.viewer is not None
     return t.gettext("🂠 Your cards: {cards} · 💰 {coins}").format(
-        cards=cards_text(t, me.hidden) or "—", coins=coins_text(t, me.coins)
+        cards=cards_text(t, view.my_cards) or "—",
+        coins=coins_text(t, view.seat(view.viewer).coins),
     )
 
 
@@ -198,14 +267,20 @@ ACTION_BUTTONS = {
 
 @dataclass(frozen=True, slots=True)
 class Asking:
-    """Whom a prompt asks, in which game and decision context, in which language."""
+    """Whom a prompt asks (from what they may know), in which game and decision context,
+    in which language."""
 
     t: Translator
-    game: Game
+    view: PlayerView
     game_id: str
     context: int
-    player_id: int
     names: Names
+
+    @property
+    def player_id(self) -> int:
+        """The player asked."""
+        assert self.view.viewer is not None
+        return self.view.viewer
 
     def button(self, text: str, code: str) -> Button:
         """A button of this prompt."""
@@ -213,7 +288,7 @@ class Asking:
 
     def decision_buttons(self, decisions: Sequence[Decision]) -> list[Button]:
         """One button per decision."""
-        seats = [p.id for p in self.game.players]
+        seats = [p.id for p in self.view.seats]
         return [
             self.button(decision_label(self.t, d, self.names), buttons.encode_decision(d, seats))
             for d in decisions
@@ -221,25 +296,24 @@ class Asking:
 
     def screen(self, lines: Sequence[str]) -> Screen:
         """The prompt's text with a button for each legal decision."""
-        legal = self.game.legal_decisions(self.player_id)
-        return Screen("\n".join(lines), rows_of(self.decision_buttons(legal)))
+        return Screen("\n".join(lines), rows_of(self.decision_buttons(self.view.legal)))
 
     def hand(self) -> str:
         """The asked player's cards and coins."""
-        return hand_text(self.t, self.game, self.player_id)
+        return hand_text(self.t, self.view)
 
 
 def turn_screen(a: Asking) -> Screen:
     """The turn keyboard: one button per legal action; targeted actions open a picker."""
     t = a.t
-    legal = a.game.legal_decisions(a.player_id)
+    legal = a.view.legal
     if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
         forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Against whom?")
         return Screen(a.hand() + "\n" + forced, rows_of(a.decision_buttons(legal)))
     items: list[Button] = []
     wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
     codes: set[str] = set()  # targeted actions appear once, as a button to their picker
-    seats = [p.id for p in a.game.players]
+    seats = [p.id for p in a.view.seats]
     for d in legal:
         assert isinstance(d, TakeAction)
         if ACTIONS[d.action].targeted:
@@ -262,11 +336,7 @@ WIDE_ACTIONS = frozenset({Action.FOREIGN_AID})
 def target_screen(a: Asking, action: Action) -> Screen:
     """The target picker for a targeted action, with a Back button."""
     t = a.t
-    legal = [
-        d
-        for d in a.game.legal_decisions(a.player_id)
-        if isinstance(d, TakeAction) and d.action is action
-    ]
+    legal = [d for d in a.view.legal if isinstance(d, TakeAction) and d.action is action]
     items = [*a.decision_buttons(legal), a.button(t.gettext("« Back"), buttons.BACK)]
     # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
     prompt = t.gettext("{action_gen}: choose a target.").format(
@@ -275,10 +345,10 @@ def target_screen(a: Asking, action: Action) -> Screen:
     return Screen(a.hand() + "\n" + prompt, rows_of(items))
 
 
-def response_question(t: Translator, game: Game, player_id: int) -> str:
+def response_question(t: Translator, view: PlayerView) -> str:
     """What a responder is asked, by window."""
-    window = game.awaiting().window
-    legal = game.legal_decisions(player_id)
+    window = view.awaiting.window
+    legal = view.legal
     can_challenge = any(isinstance(d, Challenge) for d in legal)
     can_block = any(isinstance(d, Block) for d in legal)
     if window is Window.BLOCK_CHALLENGE:
@@ -292,24 +362,23 @@ def response_question(t: Translator, game: Game, player_id: int) -> str:
 
 def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Challenge / Block as ... / Pass for one responder."""
-    question = response_question(a.t, a.game, a.player_id)
+    question = response_question(a.t, a.view)
     return a.screen([*context_lines, a.hand(), question])
 
 
 def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the card to turn face up."""
-    return a.screen([*context_lines, a.t.gettext("🔻 Choose a card to turn face up:")])
+    return a.screen([*context_lines, a.hand(), a.t.gettext("🔻 Choose a card to turn face up:")])
 
 
 def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the cards to keep after an exchange."""
     t = a.t
-    me = a.game.player(a.player_id)
-    n = len(me.hidden)
+    n = len(a.view.my_cards)
     return a.screen(
         [
             *context_lines,
-            t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, me.hidden)),
+            t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, a.view.my_cards)),
             t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
         ]
     )
@@ -401,6 +470,7 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     "exchange": ("30", "60", "120"),
     "lobby": ("60", "120", "300"),
     "afk_limit": ("1", "2", "3"),
+    "answers": ("table", "private"),
 }
 
 
@@ -435,6 +505,11 @@ def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
             "💤 Removed after {n} missed turns",
             int(current["afk_limit"]),
         ).format(n=current["afk_limit"]),
+        "answers": t.gettext("🗳 Answers: {value}").format(
+            value=t.gettext("at the table")
+            if current.get("answers", "table") == "table"
+            else t.gettext("in private")
+        ),
     }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
     return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])

@@ -30,6 +30,7 @@ from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_sco
 from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
+from .plan import Send
 from .records import GameRecord
 from .results import CallbackResult, Origin, Person, Reply, UserError
 
@@ -86,34 +87,27 @@ class History:
 
     # ---- the game's last transaction ---------------------------------------------------
 
+    def bluffs_revealed(self, record: GameRecord, game: Game, now_ms: int) -> str | None:
+        """The bluff summary for the final message, in the group's language, from the
+        game's record replayed by the engine; None (and an error logged) if it does not
+        replay, so that nothing wrong is ever shown."""
+        try:
+            replayed = replay(archive_of(record, game, now_ms))
+        except DoesNotReplay as err:
+            log.error("game %s: its record does not replay (%s); no bluff summary", record.id, err)
+            return None
+        t = self.catalogs.get(record.lang)
+        claims = [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
+        return texts.bluff_summary(t, claims, replayed.names())
+
     def game_over(self, record: GameRecord, game: Game, writes: Writes, now_ms: int) -> None:
-        """Store the game's record, reveal the bluffs, and arm the counting of the game.
+        """Store the game's record and arm the counting of the game.
 
         Called in the game's last transaction, after the game was closed (_finish).
         """
-        archive = archive_of(record, game, now_ms)
         key = self.records.keys.archive(record.id)
-        writes.set_str[key] = encode_archive(archive)
+        writes.set_str[key] = encode_archive(archive_of(record, game, now_ms))
         writes.expire[key] = self.record_ttl_s
-        try:
-            replayed = replay(archive)
-        except DoesNotReplay as err:
-            log.error("game %s: its record does not replay (%s); no bluff summary", record.id, err)
-        else:
-            t = self.catalogs.get(record.lang)
-            claims = [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
-            summary = texts.bluff_summary(t, claims, replayed.names())
-            writes.send(
-                record.id,
-                {
-                    "op": "send",
-                    "chat": record.chat_id,
-                    "thread": record.thread_id,
-                    "text": summary,
-                    "kb": texts.replay_button(t, record.id),
-                    "ref": None,
-                },
-            )
         # The deadline (closed by _finish) fires at once, to count the game (settle_if_over).
         writes.deadline_clear = [g for g in writes.deadline_clear if g != record.id]
         writes.deadline_set[record.id] = now_ms
@@ -291,18 +285,7 @@ class History:
                 raise Duplicate
             writes = Writes(mark_update=origin.update_id)
             for text in messages:
-                writes.send(
-                    owner,
-                    {
-                        "op": "send",
-                        "chat": chat_id,
-                        "thread": thread_id,
-                        "text": text,
-                        "kb": None,
-                        "ref": None,
-                        "direct": True,
-                    },
-                )
+                writes.send(owner, Send(chat_id, text, thread=thread_id, direct=True).to_op())
             return writes
 
         await self.store.atomic([update_key], build)

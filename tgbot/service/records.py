@@ -56,6 +56,16 @@ class GameRecord:
     move_s: list[int] = field(default_factory=list)  # when each was applied (s after created)
     created_ms: int = 0
     rev: int = 0
+    # Where answers to a claim are given: "table" (buttons on the group's turn message) or
+    # "private" (a prompt to each answerer), from the group's settings at creation.
+    answers: str = "table"
+    # The group's turn message: the current turn's story (public lines, group language),
+    # the reference of the message that holds it (None until it is sent), and the context
+    # of the answer buttons it shows (None when it shows none).
+    story: list[str] = field(default_factory=list)
+    turn_ref: str | None = None
+    table_context: int | None = None
+    delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
 
     def seat(self, user_id: int) -> Seat | None:
         """The player with this id, if they are in the game."""

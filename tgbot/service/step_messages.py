@@ -1,24 +1,32 @@
-"""Turn one engine step into the messages it produces: one per chat at most.
+"""Turn one engine step into its message plan, from what each recipient may know.
 
-The group gets the public log of the step (and the table when a turn starts); each player
-gets their private events and, when they must decide, a prompt with buttons. Prompts that
-no longer apply are edited so no stale buttons stay live.
+The group's turn message is sent when the group must pay attention and edited in place as
+the turn unfolds, with the answers to a claim as its buttons (unless the group chose
+answers in private); it ends with the turn's story, the table and who moves next. Each
+player's private chat gets a new message only when they must act, each prompt closes when
+its decision is made, and nothing else is sent there but secrets and notices.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
 
-from ..engine import DecisionKind, Game
+from ..engine import Challenge, Decision, DecisionKind, Game, Pass, PlayerView, view_of
 from ..engine import events as ev
 from ..rendering import history, ui
 from ..rendering.i18n import Catalogs, Translator
 from ..rendering.texts import describe, involves
+from .plan import Deadline, Edit, Fallback, Plan, Send
 from .records import GameRecord, Timing
 
-Op = dict[str, Any]
-
+TURN_REF = "turn"
+LOBBY_REF = "lobby"
+# An edit that only says who may still answer waits this long for a newer one to replace
+# it (answers come in bursts); the group is never further behind than that.
+HOLD_MS = 1200
+# A decision's deadline runs from when its prompt reaches Telegram. Until then it is this
+# much later, so a prompt held back (a group's 20 a minute) never costs anyone their turn.
+DELIVERY_GRACE_S = 60
 # The events by which a player answers or decides, and who decided: such a line closes
 # that player's prompt.
 _DECIDER = {
@@ -57,68 +65,38 @@ def seconds_for(timing: Timing, kind: DecisionKind | None) -> int:
     }.get(kind, timing.turn)  # type: ignore[arg-type]
 
 
-def group_send(record: GameRecord, text: str, ref: str | None = None, kb: Any = None) -> Op:
+def group_send(
+    record: GameRecord, text: str, ref: str | None = None, kb: ui.Keyboard | None = None
+) -> Send:
     """A message to the game's group (in its forum topic, if any)."""
-    return {
-        "op": "send",
-        "chat": record.chat_id,
-        "thread": record.thread_id,
-        "text": text,
-        "kb": kb,
-        "ref": ref,
-    }
+    return Send(record.chat_id, text, kb or None, ref, record.thread_id)
 
 
-def private_send(
-    record: GameRecord,
-    user_id: int,
-    text: str,
-    kb: Any = None,
-    ref: str | None = None,
-    unreachable_note: str | None = None,
-) -> Op:
-    """A message to one player; if Telegram refuses (403), the group gets `unreachable_note`."""
-    return {
-        "op": "send",
-        "chat": user_id,
-        "thread": None,
-        "text": text,
-        "kb": kb,
-        "ref": ref,
-        "group": record.chat_id,
-        "group_thread": record.thread_id,
-        "unreachable": unreachable_note,
-    }
+def group_edit(record: GameRecord, ref: str, text: str, kb: ui.Keyboard | None = None) -> Edit:
+    """A new look for one of the group's messages."""
+    return Edit(record.chat_id, ref, text, kb or None)
 
 
-def edit(chat_id: int, ref: str, text: str, kb: Any = None) -> Op:
-    """Edit a message we sent before (found by its reference)."""
-    return {"op": "edit", "chat": chat_id, "ref": ref, "text": text, "kb": kb}
-
-
-def private_edit(
-    record: GameRecord, user_id: int, ref: str, text: str, unreachable_note: str
-) -> Op:
-    """Edit a player's message; if Telegram refuses (403), the group gets `unreachable_note`
-    (as for a message sent anew)."""
-    op = edit(user_id, ref, text)
-    op.update(group=record.chat_id, group_thread=record.thread_id, unreachable=unreachable_note)
-    return op
-
-
-@dataclass(slots=True)
-class StepOutput:
-    """The messages of a step and the prompt bookkeeping that goes with them."""
-
-    ops: list[Op] = field(default_factory=list)
+def answer_options(game: Game, players: Sequence[int]) -> list[Decision]:
+    """The answers anyone awaited may give (Challenge, Block as ..., Pass), each once, in the
+    order the engine offers them: the buttons of the group's turn message."""
+    seen: list[Decision] = []
+    for pid in players:
+        for decision in view_of(game, pid).legal:
+            if decision not in seen:
+                seen.append(decision)
+    return sorted(
+        seen, key=lambda d: 0 if isinstance(d, Challenge) else 2 if isinstance(d, Pass) else 1
+    )
 
 
 class StepMessages:
-    """Builds a step's messages for a game record."""
+    """Builds a step's message plan for a game record."""
 
     def __init__(self, catalogs: Catalogs, bot_username: str) -> None:
         self.catalogs = catalogs
         self.bot_username = bot_username
+        self.hold_ms = HOLD_MS
 
     def unreachable_note(self, record: GameRecord, user_id: int) -> str:
         """What the group reads when a player cannot be written to privately."""
@@ -129,133 +107,227 @@ class StepMessages:
             "until then their decisions time out."
         ).format(player=seat.name if seat else user_id, bot=self.bot_username)
 
+    def fallback(self, record: GameRecord, user_id: int) -> Fallback:
+        """Where a refused private message is reported."""
+        return Fallback(record.chat_id, record.thread_id, self.unreachable_note(record, user_id))
+
     def build(
-        self, record: GameRecord, game: Game, events: list[ev.Event], now_ms: int
-    ) -> StepOutput:
-        """Messages for this step; updates record.prompts, context and deadline in place."""
-        out = StepOutput()
+        self,
+        record: GameRecord,
+        game: Game,
+        events: list[ev.Event],
+        now_ms: int,
+        bluffs: str | None = None,
+    ) -> Plan:
+        """The plan of this step; updates record.prompts, context, deadline and the turn
+        message's state in place. `bluffs` closes the final message: who bluffed."""
+        plan = Plan()
         names = record.names()
         same_context = bool(events) and all(isinstance(e, ev.ResponsePassed) for e in events)
         waiting = game.awaiting()
+        seconds = seconds_for(record.timing, waiting.kind)
         if not same_context:
             record.context = game.version
-            record.deadline_ms = (
-                None if game.over else now_ms + 1000 * seconds_for(record.timing, waiting.kind)
-            )
+            record.deadline_ms = None if game.over else now_ms + 1000 * (seconds + DELIVERY_GRACE_S)
         seconds_left = (
-            None if record.deadline_ms is None else (record.deadline_ms - now_ms + 999) // 1000
+            None
+            if record.deadline_ms is None
+            else min(seconds, (record.deadline_ms - now_ms + 999) // 1000)
         )
-        group_text = self._group_text(record, game, events, names, seconds_left)
-        if group_text:
-            out.ops.append(group_send(record, group_text))
-        prompted = set(waiting.players) if not same_context else set()
+        self._table(plan, record, game, events, names, seconds_left, same_context, bluffs)
+        at_table = record.answers != "private"
+        prompted = (
+            set()
+            if same_context or (at_table and waiting.kind is DecisionKind.RESPONSE)
+            else set(waiting.players)
+        )
         for seat in record.players:
-            if seat.ai:
-                continue  # AI players read the game through the engine, not through messages
-            t = self.catalogs.get(seat.lang)
-            own_lines = [
-                line
-                for e in events
-                if _concerns(e, seat.id) and (line := describe(e, t, names, seat.id))
-            ]
-            open_context = record.prompts.get(seat.id)
-            closing = open_context is not None and (
-                not same_context or seat.id not in waiting.players
-            )
-            if seat.id in prompted:
-                screen = self._prompt(t, record, game, seat.id, names, own_lines)
-                op = private_send(
-                    record,
-                    seat.id,
-                    screen.text,
-                    screen.keyboard,
-                    prompt_ref(seat.id),
-                    self.unreachable_note(record, seat.id),
+            if not seat.ai:  # AI players read the game through the engine, not messages
+                self._private(
+                    plan, record, game, events, names, seat.id, seat.lang, prompted, same_context
                 )
-                if closing:
-                    # They were just looking at a question: the next one replaces it in
-                    # place, one call instead of two.
-                    op["op"] = "show"
-                # Its deadline counts from when it reaches Telegram (the sender says so).
-                op["starts_deadline"] = record.context
-                op["seconds"] = seconds_for(record.timing, waiting.kind)
-                out.ops.append(op)
-                record.prompts[seat.id] = record.context
-            elif closing:
-                out.ops.append(
-                    private_edit(
-                        record,
-                        seat.id,
-                        prompt_ref(seat.id),
-                        self._closing_text(t, events, names, seat.id),
-                        self.unreachable_note(record, seat.id),
-                    )
-                )
-                del record.prompts[seat.id]
-            if (
-                seat.id not in prompted
-                and own_lines
-                and any(e.recipient == seat.id or isinstance(e, ev.GameEnded) for e in events)
-            ):
-                out.ops.append(
-                    private_send(
-                        record,
-                        seat.id,
-                        "\n".join(own_lines),
-                        unreachable_note=self.unreachable_note(record, seat.id),
-                    )
-                )
-        return out
+        return plan
 
-    def _group_text(
+    # ---- the group -----------------------------------------------------------------
+
+    def _table(
         self,
+        plan: Plan,
         record: GameRecord,
         game: Game,
         events: list[ev.Event],
         names: dict[int, str],
         seconds_left: int | None,
-    ) -> str:
+        same_context: bool,
+        bluffs: str | None,
+    ) -> None:
+        """The group's turn message: closed with the table when a turn ends, else sent or
+        edited with the turn so far and who may still answer."""
         t = self.catalogs.get(record.lang)
-        lines = [
+        public = view_of(game)
+        turn_ended = False
+        for e in events:
+            if isinstance(e, ev.TurnStarted):
+                if record.story:
+                    claimed = history.claims_line(t, record.claims, names)  # issue 19
+                    text = ui.turn_message(
+                        t, public, names, record.story, seconds_left, True, claimed
+                    )
+                    self._turn_op(plan, record, text, None)
+                record.story, record.turn_ref, record.table_context = [], None, None
+                turn_ended = True
+            elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
+                line = describe(e, t, names)
+                if line:
+                    record.story.append(line)
+        if game.over:
+            text = ui.game_over_message(t, public, names, record.story, bluffs or "")
+            keyboard = ui.play_again_keyboard(t, record.id) + history.replay_button(t, record.id)
+            self._turn_op(plan, record, text, keyboard)
+            # Kept for Play again, which edits this message once more (without its button).
+            record.story, record.table_context = [text], None
+            return
+        if turn_ended and not record.story:
+            return  # the closed turn's message says who moves next
+        waiting = game.awaiting()
+        kb: ui.Keyboard | None = None
+        deadline = None
+        if waiting.kind is DecisionKind.RESPONSE and record.answers != "private":
+            options = answer_options(game, waiting.players)
+            kb = ui.answer_buttons(t, record.id, record.context, options, names)
+            deadline = Deadline(record.context, seconds_for(record.timing, waiting.kind))
+        record.table_context = record.context if kb else None
+        text = ui.turn_message(t, public, names, record.story, seconds_left, False)
+        self._turn_op(plan, record, text, kb, deadline, same_context)
+
+    def _turn_op(
+        self,
+        plan: Plan,
+        record: GameRecord,
+        text: str,
+        kb: ui.Keyboard | None,
+        deadline: Deadline | None = None,
+        waiting_only: bool = False,
+    ) -> None:
+        """Send the turn message, or edit it; an edit that only updates who may still
+        answer (`waiting_only`) is held a moment and optional (see plan.Edit)."""
+        if record.turn_ref is None:
+            plan.add(Send(record.chat_id, text, kb, TURN_REF, record.thread_id, deadline=deadline))
+            record.turn_ref = TURN_REF
+        else:
+            hold = self.hold_ms if waiting_only else 0
+            plan.add(
+                Edit(
+                    record.chat_id,
+                    record.turn_ref,
+                    text,
+                    kb,
+                    hold,
+                    waiting_only,
+                    deadline=deadline,
+                )
+            )
+
+    # ---- one player's private chat ------------------------------------------------------
+
+    def _private(
+        self,
+        plan: Plan,
+        record: GameRecord,
+        game: Game,
+        events: list[ev.Event],
+        names: dict[int, str],
+        user_id: int,
+        lang: str,
+        prompted: set[int],
+        same_context: bool,
+    ) -> None:
+        t = self.catalogs.get(lang)
+        waiting = game.awaiting()
+        own_lines = [
             line
             for e in events
-            if e.recipient is None
-            and not isinstance(e, ev.ResponsePassed)
-            and (line := describe(e, t, names))
+            if _concerns(e, user_id) and (line := describe(e, t, names, user_id))
         ]
-        if not lines:
-            return ""
-        if game.over:
-            lines += ["", ui.final_text(t, game, names)]
-            return "\n".join(lines)
-        if any(isinstance(e, ev.TurnStarted) for e in events):
-            lines += ["", ui.board_text(t, game, names)]
-            if claimed := history.claims_line(t, record.claims, names):  # issue 19 hook
-                lines.append(claimed)
-        lines += ["", ui.status_text(t, game, names, seconds_left)]
-        return "\n".join(lines)
+        # Knocked out: told in their own chat (an edit of their open prompt, else a message).
+        out_line = next(
+            (
+                describe(e, t, names, user_id)
+                for e in events
+                if isinstance(e, ev.PlayerEliminated) and e.player == user_id
+            ),
+            None,
+        )
+        knocked_out = out_line is not None
+        open_context = record.prompts.get(user_id)
+        closing = open_context is not None and (not same_context or user_id not in waiting.players)
+        fallback = self.fallback(record, user_id)
+        if user_id in prompted:
+            view = view_of(game, user_id)
+            screen = self._prompt(t, record, view, events, names, own_lines)
+            seconds = seconds_for(record.timing, waiting.kind)
+            plan.add(
+                Send(
+                    user_id,
+                    screen.text,
+                    screen.keyboard,
+                    prompt_ref(user_id),
+                    # They were just looking at a question: the next one replaces it in
+                    # place, one call instead of two.
+                    in_place=closing,
+                    # Its deadline counts from when it reaches Telegram (the sender says so).
+                    deadline=Deadline(record.context, seconds),
+                    fallback=fallback,
+                )
+            )
+            record.prompts[user_id] = record.context
+            return
+        secrets_here = [
+            line
+            for e in events
+            if e.recipient == user_id and (line := describe(e, t, names, user_id))
+        ]
+        if closing:
+            text = self._closing_text(t, events, names, user_id)
+            secrets_here = [line for line in secrets_here if line != text]  # said already
+            if out_line:
+                text += "\n" + out_line
+            plan.add(Edit(user_id, prompt_ref(user_id), text, fallback=fallback))
+            del record.prompts[user_id]
+            if secrets_here:
+                plan.add(Send(user_id, "\n".join(secrets_here), fallback=fallback))
+        elif secrets_here or knocked_out:
+            plan.add(Send(user_id, "\n".join(own_lines), fallback=fallback))
 
     def _prompt(
         self,
         t: Translator,
         record: GameRecord,
-        game: Game,
-        user_id: int,
+        view: PlayerView,
+        events: list[ev.Event],
         names: dict[int, str],
-        context_lines: list[str],
+        own_lines: list[str],
     ) -> ui.Screen:
-        kind = game.awaiting().kind
-        asking = ui.Asking(t, game, record.id, record.context, user_id, names)
+        kind = view.awaiting.kind
+        asking = ui.Asking(t, view, record.id, record.context, names)
         if kind is DecisionKind.TURN:
             screen = ui.turn_screen(asking)
-            if context_lines:
-                screen.text = "\n".join([*context_lines, screen.text])
+            if own_lines:
+                screen.text = "\n".join([*own_lines, screen.text])
             return screen
         if kind is DecisionKind.RESPONSE:
-            return ui.response_screen(asking, context_lines)
+            # Answers in private: the prompt says what it answers (the claim, in words).
+            said = [
+                line
+                for e in events
+                if e.recipient in (None, view.viewer)
+                and not isinstance(e, ev.ResponsePassed)
+                and (line := describe(e, t, names, view.viewer))
+            ]
+            return ui.response_screen(asking, said)
         if kind is DecisionKind.LOSE_CARD:
-            return ui.lose_screen(asking, context_lines)
-        return ui.exchange_screen(asking, context_lines)
+            return ui.lose_screen(asking, own_lines)
+        return ui.exchange_screen(asking, own_lines)
 
     def _closing_text(
         self, t: Translator, events: list[ev.Event], names: dict[int, str], user_id: int

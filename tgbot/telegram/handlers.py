@@ -259,6 +259,7 @@ class Dispatcher:
             "exchange": stored.get("exchange", str(d.exchange)),
             "lobby": stored.get("lobby", str(d.lobby)),
             "afk_limit": stored.get("afk_limit", str(d.afk_limit)),
+            "answers": "private" if stored.get("answers") == "private" else "table",
         }
 
     # ---- messages and commands -----------------------------------------------------

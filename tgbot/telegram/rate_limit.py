@@ -39,6 +39,7 @@ PRIVATE_LONGEST_WAIT_MS = 3_000  # a private chat held longer than this raises W
 BOT_WINDOW_MS = 1_000
 QUEUED_SHARE_PERCENT = 80  # of the bot's pace, for queued game messages; the rest is direct
 MAX_SHARDS = 4
+OPTIONAL_SHARE_PERCENT = 67  # of a group's minute, for edits a newer state may replace
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
 
@@ -113,7 +114,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         chat = _chat_of(data)
         if counts(endpoint):
             if chat is not None:
-                await self._chat_slot(chat)
+                await self._chat_slot(chat, bool((rate_limit_args or {}).get("optional")))
             await self._bot_slot(bool((rate_limit_args or {}).get("queued")))
         try:
             return await callback(*args, **kwargs)
@@ -124,10 +125,13 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 log.warning("Telegram holds chat %s for %.0f s (%s)", chat, seconds, endpoint)
             raise
 
-    async def _chat_slot(self, chat: int) -> None:
-        """Count a message to a chat; raise WindowFull rather than wait for a group."""
+    async def _chat_slot(self, chat: int, optional: bool = False) -> None:
+        """Count a message to a chat; raise WindowFull rather than wait for a group. An
+        optional message (an edit a newer one may replace) leaves a group's last third."""
         group = chat < 0
         limit = self.group_limit if group else self.private_limit
+        if group and optional:
+            limit = max(1, limit * OPTIONAL_SHARE_PERCENT // 100)
         window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
         while wait_ms := await self.store.admit_chat(chat, _now_ms(), limit, window):
             if group or wait_ms > PRIVATE_LONGEST_WAIT_MS:

@@ -80,6 +80,13 @@ def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
+def _held(op: dict[str, Any]) -> bool:
+    """Whether an edit that only updates a waiting line still waits for a newer one (its
+    "hold_ms", counted from when the oldest state it carries was queued)."""
+    hold = int(op.get("hold_ms") or 0)
+    return hold > 0 and int(op.get("at") or 0) + hold > int(time.time() * 1000)
+
+
 def _plain_send(op: dict[str, Any]) -> bool:
     return op["op"] == "send" and not op.get("kb") and not op.get("ref")
 
@@ -257,9 +264,16 @@ class Sender:
         """Deliver one chat's messages in order; stop at the first that must wait or fails."""
         delivered: list[bytes] = []
         for op in lane:
+            # A held or optional edit is the newest state of its message in this lane
+            # (latest_state merged the older ones into it): the lane goes on without it,
+            # and it stays queued for a later sweep or a newer state.
+            if _held(op):
+                continue
             try:
                 await self._deliver(game_id, op, refs)
             except _Deferred:
+                if op.get("optional"):
+                    continue
                 break
             except _Unrecorded as err:
                 return delivered + op["_raws"], err
@@ -268,7 +282,9 @@ class Sender:
             delivered += op["_raws"]
             metrics.observe_delivery(op, int(time.time() * 1000))
             context = op.get("starts_deadline")
-            if context is not None and self.on_prompt_delivered and not op.get("_refused"):
+            # A prompt Telegram refused (403) starts its deadline all the same: nobody will
+            # see it, and the game must not wait the delivery grace for them.
+            if context is not None and self.on_prompt_delivered:
                 try:
                     await self.on_prompt_delivered(game_id, int(context), int(op["seconds"]))
                 except Exception as err:  # delivered all the same: the step-time deadline holds
@@ -298,8 +314,9 @@ class Sender:
 
     @staticmethod
     def _pace(op: dict[str, Any]) -> dict[str, Any]:
-        """The rate limiter's arguments: a reply to a person is outside the queued share."""
-        return {"queued": not op.get("direct")}
+        """The rate limiter's arguments: a reply to a person is outside the queued share;
+        an optional edit takes a group's slot only while its minute has room to spare."""
+        return {"queued": not op.get("direct"), "optional": bool(op.get("optional"))}
 
     async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
         try:
@@ -361,7 +378,7 @@ class Sender:
     async def _unreachable(self, game_id: str, op: dict[str, Any]) -> None:
         """A private message was refused: note it, and tell the group how to fix it (once,
         queued behind the group's other messages, so that its window holds for it too)."""
-        op["_refused"] = True  # not seen: its deadline is not moved for it
+        op["_refused"] = True  # not seen (its deadline starts all the same)
         user_id = op["chat"]
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return

@@ -1,0 +1,266 @@
+"""The game service's common ground: languages, compare-and-set transactions, the step.
+
+Nothing here talks to Telegram: every message a step produces goes to the game's outbox
+in the same transaction as the new state, and a sender delivers it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import random
+import re
+import secrets
+import string
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..config import Deadlines
+from ..engine import Game, Reason, game_to_dict
+from ..rendering import ui
+from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
+from ..storage.keys import chat_owner
+from ..storage.store import Store, Writes
+from .history import History
+from .plan import Send
+from .records import CANCELLED, OVER, GameRecord
+from .results import Origin, Person, Reply, UserError
+from .step_messages import (
+    StepMessages,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_PLAYERS = 6
+MIN_PLAYERS = 2
+ID_ALPHABET = string.ascii_lowercase + string.digits
+RECORD_TTL_S = 7 * 24 * 3600  # an untouched game is dropped after a week
+FINISHED_TTL_S = 24 * 3600
+DEADLINE_LEASE_MS = 30_000
+AI_NAMES = [N_("Nino"), N_("Levan"), N_("Tamar"), N_("Giorgi"), N_("Mariam")]
+JOIN_PAYLOAD = re.compile(r"j[a-z0-9]{6,16}")  # /start j<game id>, the lobby's deep link
+
+
+class _Skip(Exception):
+    """Abort a transaction without writing anything."""
+
+
+class Duplicate(Exception):
+    """The update was applied before: this delivery changes nothing."""
+
+
+# Whether the person is an admin of the given group: always asked about the game's own
+# group, never about the chat a press or command came from.
+AdminCheck = Callable[[int], Awaitable[bool]]
+
+
+async def _never_admin(_: int) -> bool:
+    return False
+
+
+def reply_op(origin: Origin, reply: Reply) -> dict[str, Any]:
+    """The outbox entry of a reply to an update, in the chat (and topic) it came from."""
+    return Send(
+        origin.chat_id, reply.text, reply.keyboard, thread=origin.thread_id, direct=True
+    ).to_op()
+
+
+class ServiceCore:
+    """Every game operation, as compare-and-set transactions on Redis."""
+
+    def __init__(
+        self,
+        store: Store,
+        catalogs: Catalogs,
+        defaults: Deadlines,
+        bot_username: str,
+        clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] = lambda: secrets.randbits(64),
+    ) -> None:
+        self.store = store
+        self.keys = store.keys
+        self.catalogs = catalogs
+        self.defaults = defaults
+        self.bot_username = bot_username
+        self.clock = clock
+        self.new_seed = new_seed
+        self.messages = StepMessages(catalogs, bot_username)
+        # Issue 19: records, ratings, stats, claim tracker, replays (service/history.py).
+        self.history = History(store, catalogs, self._committed, clock)
+        self.on_commit: Callable[[str], Awaitable[None]] | None = None
+        self.ai_pause_ms = (1500, 3500)  # an AI player thinks this long, like a person
+
+    def now_ms(self) -> int:
+        """The clock in epoch milliseconds."""
+        return int(self.clock() * 1000)
+
+    # ---- languages -----------------------------------------------------------------
+
+    async def person_language(self, person: Person) -> str:
+        """A person's language: their /language choice, else Telegram's if ka/en, else ka."""
+        prefs = await self.store.user_prefs(person.id)
+        return pick_language(prefs.get("lang"), person.language_code)
+
+    async def translator_for(self, person: Person) -> Translator:
+        """The translator for a person's private chat."""
+        return self.catalogs.get(await self.person_language(person))
+
+    async def group_language(self, chat_id: int) -> str:
+        """A group's language (Georgian until its admins choose)."""
+        lang = (await self.store.chat_settings(chat_id)).get("lang")
+        return lang if lang in LANGUAGES else "ka"
+
+    async def group_translator(self, chat_id: int) -> Translator:
+        """The translator for a group."""
+        return self.catalogs.get(await self.group_language(chat_id))
+
+    async def set_language(self, person: Person, lang: str) -> str:
+        """Store a person's language; the games they are in speak it from the next step."""
+        if lang not in LANGUAGES:
+            raise UserError((await self.translator_for(person)).gettext("Unknown language."))
+        await self.store.set_user_prefs(person.id, lang=lang)
+        game_id = await self.store.get(self.keys.user_game(person.id))
+        if game_id:
+
+            def build(record: GameRecord, _: dict[str, str | None], __: Writes) -> None:
+                seat = record.seat(person.id)
+                if seat is not None:
+                    seat.lang = lang
+
+            with contextlib.suppress(UserError):
+                await self._mutate(game_id, build)
+        return self.catalogs.get(lang).gettext("🌐 Language saved.")
+
+    # ---- transactions --------------------------------------------------------------
+
+    async def _mutate(
+        self,
+        game_id: str,
+        change: Callable[[GameRecord, dict[str, str | None], Writes], None],
+        extra_watch: tuple[str, ...] = (),
+        update_id: int | None = None,
+        reply: tuple[Origin, Reply] | None = None,
+    ) -> GameRecord:
+        """Load the game, let `change` alter it and queue writes, save compare-and-set.
+
+        `reply` goes to the outbox of the chat the update came from, in the same transaction.
+        """
+        key = self.keys.game(game_id)
+        result: list[GameRecord] = []
+        update_key = self.keys.update(update_id) if update_id is not None else None
+        watch = [key, *extra_watch] + ([update_key] if update_key else [])
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if update_key and seen[update_key]:
+                raise Duplicate  # a second delivery of an update already applied
+            raw = seen[key]
+            if raw is None:
+                raise _Skip
+            record = GameRecord.from_dict(json.loads(raw))
+            writes = Writes(mark_update=update_id)
+            change(record, seen, writes)
+            if reply is not None:
+                writes.send(chat_owner(reply[0].chat_id), reply_op(*reply))
+            record.rev += 1
+            writes.set_json[key] = record.to_dict()
+            if record.status in (OVER, CANCELLED):
+                writes.expire[key] = FINISHED_TTL_S
+            else:
+                writes.expire[key] = RECORD_TTL_S
+            result[:] = [record]
+            return writes
+
+        try:
+            await self.store.atomic(watch, build)
+        except _Skip:
+            raise UserError(self.catalogs.get(None).gettext("This game is over.")) from None
+        await self._committed(game_id)
+        if reply is not None:
+            await self._committed(chat_owner(reply[0].chat_id))
+        return result[0]
+
+    async def _committed(self, owner: str) -> None:
+        if self.on_commit is not None:
+            await self.on_commit(owner)
+
+    async def reply(self, origin: Origin, reply: Reply) -> None:
+        """Queue the reply to an update that changed nothing else, marking it applied.
+
+        The reply is not sent from the handler: it waits in the chat's outbox, written in
+        the same transaction as the update's mark, so two processes handed the same update
+        queue it once, and a crash before it is sent leaves it queued for the sweeper.
+        Raises Duplicate if the update was applied before.
+        """
+        update_key = self.keys.update(origin.update_id)
+        owner = chat_owner(origin.chat_id)
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if seen[update_key]:
+                raise Duplicate
+            writes = Writes(mark_update=origin.update_id)
+            writes.send(owner, reply_op(origin, reply))
+            return writes
+
+        await self.store.atomic([update_key], build)
+        await self._committed(owner)
+
+    def _apply_step(
+        self, record: GameRecord, game: Game, events: list[Any], writes: Writes
+    ) -> None:
+        """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
+        now = self.now_ms()
+        self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
+        bluffs = self.history.bluffs_revealed(record, game, now) if game.over else None
+        plan = self.messages.build(record, game, events, now, bluffs)
+        for op in plan.ops:
+            writes.send(record.id, op.to_op())
+        record.engine = game_to_dict(game)
+        if game.over:
+            self._finish(record, writes, OVER)
+            self.history.game_over(record, game, writes, now)  # issue 19 hook: record, bluffs
+            log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
+            return
+        record.ai_due_ms = None
+        if set(game.awaiting().players) & record.ai_ids():
+            low, high = self.ai_pause_ms
+            pause = random.Random(f"{record.seed}:{game.version}").randint(low, high)
+            record.ai_due_ms = now + pause
+        due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
+        if due:
+            writes.deadline_set[record.id] = min(due)
+
+    def _lobby_screen(self, record: GameRecord) -> ui.Screen:
+        t = self.catalogs.get(record.lang)
+        creator = next((s.name for s in record.players if s.id == record.creator), "")
+        left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
+        return ui.lobby_screen(t, record.id, creator, [s.name for s in record.players], left)
+
+    def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
+        record.status = status
+        record.deadline_ms = None
+        record.prompts = {}
+        writes.deadline_clear.append(record.id)
+        writes.delete.append(self.keys.chat_game(record.chat_id))
+        writes.delete.extend(self.keys.user_game(s.id) for s in record.players)
+        writes.expire[self.keys.messages(record.id)] = FINISHED_TTL_S
+
+
+class NeedsStart(Exception):
+    """The person must open the bot privately before joining."""
+
+
+def _joined(lead: str, text: str) -> str:
+    return f"{lead}\n\n{text}" if lead else text
+
+
+def refusal_text(t: Translator, reason: Reason) -> str:
+    """Why the engine refused a decision, in words."""
+    texts = {
+        Reason.MUST_COUP: t.gettext("With 10 or more coins you must stage a Coup."),
+        Reason.CANNOT_AFFORD: t.gettext("You do not have enough coins."),
+        Reason.BAD_TARGET: t.gettext("You cannot target that player."),
+        Reason.NOT_YOUR_DECISION: t.gettext("It is not your decision now."),
+    }
+    return texts.get(reason, t.gettext("That is not allowed now."))

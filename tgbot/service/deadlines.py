@@ -1,0 +1,118 @@
+"""The deadlines room: time-outs, AI moves, lobbies that start or close by themselves."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+
+from ..ai import choose
+from ..engine import view_of
+from ..storage.store import Writes
+from . import archive
+from .core import (
+    DEADLINE_LEASE_MS,
+    FINISHED_TTL_S,
+    MIN_PLAYERS,
+    RECORD_TTL_S,
+)
+from .lobby import LobbyRoom
+from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord
+
+log = logging.getLogger(__name__)
+
+
+class DeadlineRoom(LobbyRoom):
+    """Deadlines kept in the store, fired once across processes."""
+
+    async def fire_deadline(self, game_id: str) -> None:
+        """A deadline came due: start or close a lobby, or apply the timeout default."""
+        if await self.history.settle_if_over(game_id):  # issue 19 hook: count a finished game
+            return
+        key = self.keys.game(game_id)
+        now = self.now_ms()
+        fired: list[bool] = []
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            raw = seen[key]
+            writes = Writes()
+            if raw is None:
+                writes.deadline_clear.append(game_id)
+                return writes
+            record = GameRecord.from_dict(json.loads(raw))
+            if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
+                writes.deadline_clear.append(game_id)
+                return writes
+            due = min(d for d in (record.deadline_ms, record.ai_due_ms) if d is not None)
+            if due > now:  # the game moved on since: re-arm its real deadline
+                writes.deadline_set[game_id] = due
+                return writes
+            if record.status == LOBBY:
+                if len(record.players) >= MIN_PLAYERS and record.humans():
+                    self._start(record, writes)
+                else:
+                    self._cancel(record, writes, "empty")
+            else:
+                game = record.game()
+                ai = [p for p in game.awaiting().players if p in record.ai_ids()]
+                if ai and record.ai_due_ms is not None and record.ai_due_ms <= now:
+                    rng = random.Random(f"{record.seed}:{game.version}:{ai[0]}")
+                    decision = choose(view_of(game, ai[0]), rng)
+                    events = game.apply(ai[0], decision)
+                    archive.note_move(record, now, ai[0], decision)  # issue 19 hook
+                else:
+                    events = game.apply_timeout()
+                    archive.note_move(record, now, None, None)  # issue 19 hook
+                self._apply_step(record, game, events, writes)
+            record.rev += 1
+            writes.set_json[key] = record.to_dict()
+            writes.expire[key] = (
+                FINISHED_TTL_S if record.status in (OVER, CANCELLED) else RECORD_TTL_S
+            )
+            fired.append(True)
+            return writes
+
+        await self.store.atomic([key], build)
+        if fired:
+            await self._committed(game_id)
+
+    async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
+        """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
+        the first of its prompts to arrive, else at least that (compare-and-set: only while
+        that decision is still the one awaited)."""
+        key = self.keys.game(game_id)
+        due_ms = self.now_ms() + 1000 * seconds
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            writes = Writes()
+            raw = seen[key]
+            if raw is None:
+                return writes
+            record = GameRecord.from_dict(json.loads(raw))
+            first = record.delivered != context
+            if (
+                record.status != PLAYING
+                or record.context != context
+                or record.deadline_ms is None
+                or (record.deadline_ms >= due_ms and not first)
+            ):
+                return writes
+            record.deadline_ms = due_ms  # not a step of the game: rev stays
+            record.delivered = context
+            writes.set_json[key] = record.to_dict()
+            writes.expire[key] = RECORD_TTL_S
+            due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
+            writes.deadline_set[game_id] = min(due)
+            return writes
+
+        await self.store.atomic([key], build)
+
+    async def claim_and_fire(self, limit: int = 20) -> int:
+        """Fire every deadline that is due (claimed once across processes); return how many."""
+        due = await self.store.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
+        for game_id in due:
+            try:
+                await self.fire_deadline(game_id)
+            except Exception:  # one broken game must not stop the others' deadlines
+                log.exception("deadline of game %s failed; it will fire again", game_id)
+        return len(due)

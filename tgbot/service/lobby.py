@@ -1,0 +1,491 @@
+"""The lobby room: open, join, leave, start, cancel a game; Play again; group changes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import secrets
+from typing import Any
+
+from ..engine import Game, IllegalDecision
+from ..rendering import buttons, ui
+from ..rendering import history as history_texts
+from ..rendering.i18n import Translator, pick_language
+from ..storage.store import Writes
+from . import archive
+from .core import (
+    AI_NAMES,
+    FINISHED_TTL_S,
+    ID_ALPHABET,
+    JOIN_PAYLOAD,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RECORD_TTL_S,
+    AdminCheck,
+    Duplicate,
+    NeedsStart,
+    ServiceCore,
+    _joined,
+    _never_admin,
+)
+from .plan import Edit, Send
+from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
+from .results import CallbackResult, Origin, Person, Reply, UserError
+from .step_messages import (
+    LOBBY_REF,
+    TURN_REF,
+    group_edit,
+    group_send,
+    prompt_ref,
+)
+
+log = logging.getLogger(__name__)
+
+
+class LobbyRoom(ServiceCore):
+    """Games before they start, and games that close before their end."""
+
+    async def _timing(self, chat_id: int) -> Timing:
+        settings = await self.store.chat_settings(chat_id)
+        d = self.defaults
+
+        def pick(name: str, default: int) -> int:
+            try:
+                return int(settings.get(name, default))
+            except ValueError:
+                return default
+
+        return Timing(
+            turn=pick("turn", d.turn),
+            response=pick("response", d.response),
+            lose_card=pick("lose_card", d.lose_card),
+            exchange=pick("exchange", d.exchange),
+            lobby=pick("lobby", d.lobby),
+            afk_limit=pick("afk_limit", d.afk_limit),
+        )
+
+    def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
+        screen = self._lobby_screen(record)
+        # Joins come in bursts: while the group is busy, the newest list replaces the others.
+        edit = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
+        hold = self.messages.hold_ms
+        return Edit(edit.chat, edit.ref, edit.text, edit.kb, hold, optional=True).to_op()
+
+    async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
+        """A new lobby's record, with the group's settings of now."""
+        timing = await self._timing(chat_id)
+        answers = (await self.store.chat_settings(chat_id)).get("answers")
+        now = self.now_ms()
+        return GameRecord(
+            id="".join(secrets.choice(ID_ALPHABET) for _ in range(10)),
+            chat_id=chat_id,
+            thread_id=thread_id,
+            lang=await self.group_language(chat_id),
+            creator=creator,
+            timing=timing,
+            deadline_ms=now + timing.lobby * 1000,
+            created_ms=now,
+            answers="private" if answers == "private" else "table",
+        )
+
+    async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> str:
+        """Play again: a new lobby in the same group with the finished game's players.
+
+        Everyone who can still be written to and is not in another game is listed at once
+        (AI players too); each may leave, and the lobby starts by itself after its wait, as
+        any lobby. Whoever pressed opens it. The old message loses its button.
+        """
+        t = await self.translator_for(person)
+        raw = await self.store.get_json(self.keys.game(old_id))
+        if raw is None:
+            raise UserError(t.gettext("This game is over."))
+        old = GameRecord.from_dict(raw)
+        if old.status != OVER or old.turn_ref is None:
+            raise UserError(t.gettext("This button is out of date."))
+        if old.seat(person.id) is None:
+            raise UserError(t.gettext("Only its players can start the next game."))
+        record = await self._new_record(old.chat_id, old.thread_id, person.id)
+        prefs = {s.id: await self.store.user_prefs(s.id) for s in old.humans()}
+        group_t = self.catalogs.get(old.lang)
+        chat_key, old_key = self.keys.chat_game(old.chat_id), self.keys.game(old_id)
+        user_keys = {s.id: self.keys.user_game(s.id) for s in old.humans()}
+        update_key = self.keys.update(update_id) if update_id is not None else None
+        watch = [chat_key, old_key, *user_keys.values()] + ([update_key] if update_key else [])
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if update_key and seen[update_key]:
+                raise Duplicate
+            if seen[chat_key]:
+                raise UserError(t.gettext("A game is already open in this group: /board"))
+            latest = seen[old_key]
+            if latest is None:
+                raise UserError(t.gettext("This game is over."))
+            finished = GameRecord.from_dict(json.loads(latest))
+            if finished.turn_ref is None:
+                raise UserError(t.gettext("This button is out of date."))
+            writes = Writes(mark_update=update_id)
+            record.players = []
+            for seat in old.players:
+                if seat.ai:
+                    record.players.append(Seat(seat.id, seat.name, record.lang, ai=True))
+                    continue
+                mine = prefs[seat.id]
+                if mine.get("dm") != "1" or seen[user_keys[seat.id]]:
+                    continue  # cannot get cards privately, or already in another game
+                record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
+                writes.set_str[user_keys[seat.id]] = record.id
+                writes.expire[user_keys[seat.id]] = RECORD_TTL_S
+            writes.set_str[chat_key] = record.id
+            writes.expire[chat_key] = RECORD_TTL_S
+            screen = self._lobby_screen(record)
+            writes.send(
+                record.id,
+                group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op(),
+            )
+            writes.set_json[self.keys.game(record.id)] = record.to_dict()
+            writes.expire[self.keys.game(record.id)] = RECORD_TTL_S
+            writes.deadline_set[record.id] = record.deadline_ms or record.created_ms
+            # The finished game's message keeps its story and its Replay, and loses Play again.
+            again = group_t.gettext("🆕 {name} opened a new game.").format(name=person.name)
+            text = "\n".join([*finished.story, "", again])
+            replay = history_texts.replay_button(group_t, old_id)
+            writes.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
+            finished.turn_ref = None
+            writes.set_json[old_key] = finished.to_dict()
+            writes.expire[old_key] = FINISHED_TTL_S
+            return writes
+
+        await self.store.atomic(watch, build)
+        log.info(
+            "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
+        )
+        await self._committed(record.id)
+        await self._committed(old_id)
+        return t.gettext("🆕 New game opened.")
+
+    async def new_game(
+        self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
+    ) -> Reply | None:
+        """Open a lobby in a group; the creator joins it if the bot may write to them."""
+        t = await self.group_translator(chat_id)
+        existing = await self.store.get(self.keys.chat_game(chat_id))
+        if existing:
+            raise UserError(t.gettext("A game is already open in this group: /board"))
+        prefs = await self.store.user_prefs(person.id)
+        record = await self._new_record(chat_id, thread_id, person.id)
+        game_id, now = record.id, record.created_ms
+        chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
+        update_key = self.keys.update(update_id) if update_id is not None else None
+        watch = [chat_key, user_key] + ([update_key] if update_key else [])
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if update_key and seen[update_key]:
+                raise Duplicate
+            if seen[chat_key]:
+                raise UserError(t.gettext("A game is already open in this group: /board"))
+            writes = Writes(mark_update=update_id)
+            if prefs.get("dm") == "1" and not seen[user_key]:
+                record.players.append(
+                    Seat(
+                        person.id,
+                        person.name,
+                        pick_language(prefs.get("lang"), person.language_code),
+                    )
+                )
+                writes.set_str[user_key] = game_id
+                writes.expire[user_key] = RECORD_TTL_S
+            writes.set_str[chat_key] = game_id
+            writes.expire[chat_key] = RECORD_TTL_S
+            screen = self._lobby_screen(record)
+            writes.send(
+                game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op()
+            )
+            writes.set_json[self.keys.game(game_id)] = record.to_dict()
+            writes.expire[self.keys.game(game_id)] = RECORD_TTL_S
+            writes.deadline_set[game_id] = record.deadline_ms or now
+            return writes
+
+        await self.store.atomic(watch, build)
+        log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
+        await self._committed(game_id)
+        return None
+
+    async def join(
+        self,
+        game_id: str,
+        person: Person,
+        update_id: int | None = None,
+        reply_to: Origin | None = None,
+        lead: str = "",
+    ) -> str:
+        """Add a person to a lobby; return the confirmation to show them.
+
+        With `reply_to`, the confirmation (after `lead`) is also queued as the reply there.
+        """
+        prefs = await self.store.user_prefs(person.id)
+        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+        if prefs.get("dm") != "1":
+            raise NeedsStart(game_id)
+        user_key = self.keys.user_game(person.id)
+
+        def change(record: GameRecord, seen: dict[str, str | None], writes: Writes) -> None:
+            if record.status != LOBBY:
+                raise UserError(t.gettext("This game has already started."))
+            if record.seat(person.id):
+                raise UserError(t.gettext("You are already in this game."))
+            if seen[user_key] and seen[user_key] != record.id:
+                raise UserError(t.gettext("You are already playing in another game."))
+            if len(record.players) >= MAX_PLAYERS:
+                raise UserError(t.gettext("The game is full (6 players)."))
+            lang = pick_language(prefs.get("lang"), person.language_code)
+            record.players.append(Seat(person.id, person.name, lang))
+            writes.set_str[user_key] = record.id
+            writes.expire[user_key] = RECORD_TTL_S
+            writes.send(record.id, self._lobby_edit(record))
+
+        text = t.gettext("✋ You joined the game.")
+        reply = None if reply_to is None else (reply_to, Reply(_joined(lead, text)))
+        await self._mutate(game_id, change, (user_key,), update_id, reply)
+        return text
+
+    async def leave_lobby_or_game(
+        self,
+        game_id: str,
+        person: Person,
+        update_id: int | None = None,
+        reply_to: Origin | None = None,
+    ) -> str:
+        """Leave a lobby, or a running game (all your cards turn face up).
+
+        With `reply_to`, the confirmation is also queued as the reply there.
+        """
+        t = await self.translator_for(person)
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            seat = record.seat(person.id)
+            if seat is None:
+                raise UserError(t.gettext("You are not in this game."))
+            if record.status == LOBBY:
+                record.players.remove(seat)
+                writes.delete.append(self.keys.user_game(person.id))
+                writes.send(record.id, self._lobby_edit(record))
+                return
+            if record.status != PLAYING:
+                raise UserError(t.gettext("This game is over."))
+            game = record.game()
+            try:
+                events = game.leave(person.id)
+            except IllegalDecision:
+                raise UserError(t.gettext("You are already out of this game.")) from None
+            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)  # issue 19 hook
+            writes.delete.append(self.keys.user_game(person.id))
+            self._apply_step(record, game, events, writes)
+
+        text = t.gettext("🚪 You left the game.")
+        reply = None if reply_to is None else (reply_to, Reply(text))
+        await self._mutate(game_id, change, (), update_id, reply)
+        return text
+
+    async def start_game(
+        self, game_id: str, person: Person | None, update_id: int | None = None
+    ) -> None:
+        """Start a lobby now (a player's request, or its timer with `person` None)."""
+        t = self.catalogs.get(None) if person is None else await self.translator_for(person)
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status != LOBBY:
+                raise UserError(t.gettext("This game has already started."))
+            if person is not None and record.seat(person.id) is None:
+                raise UserError(t.gettext("Only players in the lobby can start it."))
+            if len(record.players) < MIN_PLAYERS:
+                raise UserError(t.gettext("At least 2 players are needed."))
+            if not record.humans():
+                raise UserError(t.gettext("A game needs at least one person."))
+            self._start(record, writes)
+
+        await self._mutate(game_id, change, (), update_id)
+
+    async def change_ai(
+        self, game_id: str, person: Person, add: bool, update_id: int | None = None
+    ) -> str:
+        """The lobby's creator adds or removes an AI player."""
+        t = await self.translator_for(person)
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status != LOBBY:
+                raise UserError(t.gettext("This game has already started."))
+            if person.id != record.creator:
+                raise UserError(t.gettext("Only the game's creator can add or remove AI players."))
+            ais = [s for s in record.players if s.ai]
+            if add:
+                if len(record.players) >= MAX_PLAYERS:
+                    raise UserError(t.gettext("The game is full (6 players)."))
+                taken = {s.id for s in ais}
+                seat_id = next(i for i in range(-1, -MAX_PLAYERS - 1, -1) if i not in taken)
+                group_t = self.catalogs.get(record.lang)
+                name = "🤖 " + group_t.gettext(AI_NAMES[(-seat_id - 1) % len(AI_NAMES)])
+                record.players.append(Seat(seat_id, name, record.lang, ai=True))
+            elif ais:
+                record.players.remove(ais[-1])
+            else:
+                raise UserError(t.gettext("There is no AI player to remove."))
+            writes.send(record.id, self._lobby_edit(record))
+
+        await self._mutate(game_id, change, (), update_id)
+        return t.gettext("🤖 Done.")
+
+    def _start(self, record: GameRecord, writes: Writes) -> None:
+        record.seed = self.new_seed()
+        game, events = Game.new(
+            [s.id for s in record.players], record.seed, afk_limit=record.timing.afk_limit
+        )
+        record.status = PLAYING
+        # The lobby message becomes the first turn's: who plays, the table, who moves first.
+        record.story = []
+        record.turn_ref = LOBBY_REF
+        self._apply_step(record, game, events, writes)
+        log.info(
+            "game %s started in chat %s with %d players",
+            record.id,
+            record.chat_id,
+            len(record.players),
+        )
+
+    async def cancel(
+        self,
+        game_id: str,
+        person: Person,
+        is_admin: AdminCheck = _never_admin,
+        update_id: int | None = None,
+    ) -> None:
+        """Cancel a game (its creator or an admin of the game's group)."""
+        t = await self.translator_for(person)
+        raw = await self.store.get_json(self.keys.game(game_id))
+        creator = raw is not None and raw.get("creator") == person.id
+        if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
+            raise UserError(t.gettext("Only the game's creator or an admin can cancel it."))
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status not in (LOBBY, PLAYING):
+                raise UserError(t.gettext("This game is over."))
+            self._cancel(record, writes)
+
+        await self._mutate(game_id, change, (), update_id)
+
+    def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
+        group_t = self.catalogs.get(record.lang)
+        text = ui.lobby_closed_text(group_t, reason, [s.name for s in record.players])
+        if record.status == LOBBY:
+            writes.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
+        elif record.turn_ref is not None:
+            # The turn message still says who must decide (or offers answers): it closes
+            # with the news instead, so no expired waiting line or live button stays.
+            story = "\n".join([*record.story, "", text])
+            writes.send(record.id, group_edit(record, record.turn_ref, story).to_op())
+        else:
+            writes.send(record.id, group_send(record, text, TURN_REF).to_op())
+        self._tell_everyone(record, writes, reason)
+        self._finish(record, writes, CANCELLED)
+        log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)
+
+    def _tell_everyone(self, record: GameRecord, writes: Writes, reason: str) -> None:
+        """Each person in the game reads privately that it is over: their open prompt is
+        edited to say so (no live buttons stay), else a short message is sent."""
+        for seat in record.humans():
+            t = self.catalogs.get(seat.lang)
+            text = ui.game_closed_notice(t, reason)
+            fallback = self.messages.fallback(record, seat.id)
+            op: Edit | Send
+            if seat.id in record.prompts:
+                op = Edit(seat.id, prompt_ref(seat.id), text)
+            elif record.status == PLAYING or reason == "removed":
+                op = Send(seat.id, text, fallback=None if reason == "removed" else fallback)
+            else:
+                continue  # a lobby that closed: the group saw it, nobody was dealt cards
+            writes.send(record.id, op.to_op())
+
+    async def chat_closed(self, chat_id: int) -> None:
+        """The bot was removed from a group: cancel its game, telling its players privately."""
+        game_id = await self.store.get(self.keys.chat_game(chat_id))
+        if not game_id:
+            return
+
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            if record.status in (LOBBY, PLAYING):
+                self._tell_everyone(record, writes, "removed")
+                self._finish(record, writes, CANCELLED)
+                log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
+
+        with contextlib.suppress(UserError):
+            await self._mutate(game_id, change)
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its game follows it."""
+        game_id = await self.store.get(self.keys.chat_game(old_chat_id))
+        if game_id:
+
+            def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+                record.chat_id = new_chat_id
+                writes.delete.append(self.keys.chat_game(old_chat_id))
+                writes.set_str[self.keys.chat_game(new_chat_id)] = record.id
+
+            with contextlib.suppress(UserError):
+                await self._mutate(game_id, change)
+        settings = await self.store.chat_settings(old_chat_id)
+        if settings:
+            await self.store.set_chat_settings(new_chat_id, **settings)
+
+    def join_link(self, game_id: str) -> str:
+        """The deep link that opens the bot privately and joins the lobby at Start."""
+        return f"https://t.me/{self.bot_username}?start=j{game_id}"
+
+    async def _lobby_press(
+        self,
+        person: Person,
+        pressed: buttons.ButtonPress,
+        t: Translator,
+        update_id: int | None,
+        is_admin: AdminCheck,
+    ) -> CallbackResult:
+        try:
+            if pressed.code == buttons.AGAIN:
+                return CallbackResult(await self.play_again(pressed.game_id, person, update_id))
+            if pressed.code == buttons.LOBBY_JOIN:
+                return CallbackResult(await self.join(pressed.game_id, person, update_id))
+            if pressed.code == buttons.LOBBY_LEAVE:
+                return CallbackResult(
+                    await self.leave_lobby_or_game(pressed.game_id, person, update_id)
+                )
+            if pressed.code == buttons.LOBBY_START:
+                await self.start_game(pressed.game_id, person, update_id)
+                return CallbackResult(t.gettext("▶️ Starting."))
+            if pressed.code in (buttons.LOBBY_ADD_AI, buttons.LOBBY_REMOVE_AI):
+                add = pressed.code == buttons.LOBBY_ADD_AI
+                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
+            await self.cancel(pressed.game_id, person, is_admin, update_id)
+            return CallbackResult(t.gettext("✖️ Cancelled."))
+        except NeedsStart:
+            return CallbackResult(url=self.join_link(pressed.game_id))
+        except UserError as err:
+            return CallbackResult(err.text, alert=True)
+
+    async def private_started(
+        self, person: Person, payload: str | None, origin: Origin | None = None
+    ) -> None:
+        """/start in private: the bot may now write to this person; join a lobby if asked.
+
+        The welcome (and the join's outcome) is queued as the reply to `origin`, if given.
+        """
+        await self.store.set_user_prefs(person.id, dm="1", name=person.name)
+        t = await self.translator_for(person)
+        text = ui.start_text(t)
+        if payload and JOIN_PAYLOAD.fullmatch(payload):
+            update_id = None if origin is None else origin.update_id
+            try:
+                await self.join(payload[1:], person, update_id, origin, lead=text)
+                return
+            except UserError as err:
+                text = _joined(text, err.text)
+        if origin is not None:
+            await self.reply(origin, Reply(text))

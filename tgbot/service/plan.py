@@ -1,0 +1,125 @@
+"""The message plan of a step: typed operations, each one message sent or edited.
+
+The plan is built in one place (step_messages) and stored in the game's outbox as plain
+JSON (`to_op`), which the sender delivers: per chat, in order, the latest state of a
+message winning over its pending edits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rendering.ui import Keyboard
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The decision whose deadline counts from when this message reaches Telegram."""
+
+    context: int
+    seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """Where to say so when Telegram refuses a private message (403): the group, a note."""
+
+    group: int
+    thread: int | None
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """A new message (it makes the phone ring). With `in_place`, the message `ref` is
+    edited into it when there is one (one call instead of an edit and a send)."""
+
+    chat: int
+    text: str
+    kb: Keyboard | None = None
+    ref: str | None = None
+    thread: int | None = None
+    in_place: bool = False
+    deadline: Deadline | None = None
+    fallback: Fallback | None = None
+    direct: bool = False  # the reply to an update: outside the queued share of the pace
+
+    def to_op(self) -> dict[str, Any]:
+        """The outbox entry the sender delivers."""
+        op: dict[str, Any] = {
+            "op": "show" if self.in_place else "send",
+            "chat": self.chat,
+            "thread": self.thread,
+            "text": self.text,
+            "kb": self.kb,
+            "ref": self.ref,
+        }
+        if self.direct:
+            op["direct"] = True
+        return _with_extras(op, self.deadline, self.fallback)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """A new look for a message sent before (found by its reference). `hold_ms` lets an
+    edit that only updates a waiting line wait that long for a newer one to replace it;
+    an `optional` one is sent only while its group's minute has room to spare (else it
+    waits, and a newer state replaces it), so that it never holds back what matters."""
+
+    chat: int
+    ref: str
+    text: str
+    kb: Keyboard | None = None
+    hold_ms: int = 0
+    optional: bool = False
+    deadline: Deadline | None = None
+    fallback: Fallback | None = None
+
+    def to_op(self) -> dict[str, Any]:
+        """The outbox entry the sender delivers."""
+        op: dict[str, Any] = {
+            "op": "edit",
+            "chat": self.chat,
+            "ref": self.ref,
+            "text": self.text,
+            "kb": self.kb,
+        }
+        if self.hold_ms:
+            op["hold_ms"] = self.hold_ms
+        if self.optional:
+            op["optional"] = True
+        return _with_extras(op, self.deadline, self.fallback)
+
+
+Op = Send | Edit
+
+
+def _with_extras(
+    op: dict[str, Any], deadline: Deadline | None, fallback: Fallback | None
+) -> dict[str, Any]:
+    if deadline is not None:
+        op["starts_deadline"] = deadline.context
+        op["seconds"] = deadline.seconds
+    if fallback is not None:
+        op.update(group=fallback.group, group_thread=fallback.thread, unreachable=fallback.note)
+    return op
+
+
+@dataclass(slots=True)
+class Plan:
+    """The messages of one step, in the order they are to be delivered."""
+
+    ops: list[Op] = field(default_factory=list)
+
+    def add(self, op: Op) -> None:
+        """Append one operation."""
+        self.ops.append(op)
+
+    def sends(self, group: int | None = None) -> int:
+        """How many messages it sends (to `group` only, if given; else to every chat)."""
+        return sum(isinstance(o, Send) and (group is None or o.chat == group) for o in self.ops)
+
+    def edits(self, group: int | None = None) -> int:
+        """How many messages it edits (in `group` only, if given)."""
+        return sum(isinstance(o, Edit) and (group is None or o.chat == group) for o in self.ops)

@@ -1,0 +1,133 @@
+"""The play room: button presses, at the table (answers) and in private (the hand)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine import IllegalDecision, view_of
+from ..rendering import buttons, ui
+from ..rendering.i18n import Translator
+from ..storage.store import Writes
+from . import archive
+from .core import (
+    AdminCheck,
+    _never_admin,
+    refusal_text,
+)
+from .lobby import LobbyRoom
+from .records import PLAYING, GameRecord
+from .results import CallbackResult, Person, UserError
+
+
+class PlayRoom(LobbyRoom):
+    """Presses of game buttons, checked against the current decision and applied."""
+
+    async def press(
+        self,
+        person: Person,
+        data: str,
+        update_id: int | None = None,
+        is_admin: AdminCheck = _never_admin,
+        chat_id: int | None = None,
+    ) -> CallbackResult:
+        """A button was pressed in `chat_id`: check it is current and theirs, then apply it.
+
+        A button counts only on the kind of message it was made for: lobby buttons on the
+        game's group, prompt buttons in the presser's own private chat.
+        """
+        t = await self.translator_for(person)
+        invalid = CallbackResult(t.gettext("This button is not valid."), alert=True)
+        try:
+            pressed = buttons.unpack(data)
+        except buttons.BadButton:
+            return invalid
+        raw = await self.store.get_json(self.keys.game(pressed.game_id))
+        if raw is None:
+            return CallbackResult(t.gettext("This game is over."))
+        record = GameRecord.from_dict(raw)
+        if pressed.code in buttons.LOBBY_CODES:
+            if chat_id != record.chat_id:
+                return invalid
+            return await self._lobby_press(person, pressed, t, update_id, is_admin)
+        if chat_id == record.chat_id and buttons.is_answer(pressed.code):
+            return await self._table_answer(person, record, pressed, t, update_id)
+        if chat_id != person.id:
+            return invalid
+        if record.status != PLAYING:
+            return CallbackResult(t.gettext("This game is over."))
+        if record.seat(person.id) is None:
+            return CallbackResult(t.gettext("You are not in this game."), alert=True)
+        if record.prompts.get(person.id) != pressed.context:
+            return CallbackResult(t.gettext("This button is out of date."))
+        game = record.game()
+        names = record.names()
+        picker = buttons.picker_action(pressed.code)
+        if picker is not None or pressed.code == buttons.BACK:
+            if game.awaiting().players != (person.id,):
+                return CallbackResult(t.gettext("This button is out of date."))
+            asking = ui.Asking(t, view_of(game, person.id), record.id, record.context, names)
+            if picker is not None:
+                return CallbackResult(edit=ui.target_screen(asking, picker))
+            return CallbackResult(edit=ui.turn_screen(asking))
+        try:
+            decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
+        except buttons.BadButton:
+            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+        return await self._decide(pressed.game_id, pressed.context, person, decision, t, update_id)
+
+    async def _table_answer(
+        self,
+        person: Person,
+        record: GameRecord,
+        pressed: buttons.ButtonPress,
+        t: Translator,
+        update_id: int | None,
+    ) -> CallbackResult:
+        """An answer pressed on the group's turn message: only by a player who may give it;
+        anyone else gets a short toast and nothing changes."""
+        if record.status != PLAYING:
+            return CallbackResult(t.gettext("This game is over."))
+        if record.table_context != pressed.context:
+            return CallbackResult(t.gettext("This button is out of date."))
+        game = record.game()
+        if record.seat(person.id) is None:
+            return CallbackResult(t.gettext("You are not in this game."))
+        if person.id not in game.awaiting().players:
+            return CallbackResult(t.gettext("It is not yours to answer."))
+        try:
+            decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
+        except buttons.BadButton:
+            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+        if decision not in view_of(game, person.id).legal:
+            return CallbackResult(t.gettext("You cannot answer that way."))
+        return await self._decide(
+            pressed.game_id, pressed.context, person, decision, t, update_id, table=True
+        )
+
+    async def _decide(
+        self,
+        game_id: str,
+        context: int,
+        person: Person,
+        decision: Any,
+        t: Translator,
+        update_id: int | None,
+        table: bool = False,
+    ) -> CallbackResult:
+        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            current = record.table_context if table else record.prompts.get(person.id)
+            if record.status != PLAYING or current != context:
+                raise UserError(t.gettext("This button is out of date."))
+            game = record.game()
+            try:
+                events = game.apply(person.id, decision)
+            except IllegalDecision as err:
+                raise UserError(refusal_text(t, err.reason)) from None
+            archive.note_move(record, self.now_ms(), person.id, decision)  # issue 19 hook
+            self._apply_step(record, game, events, writes)
+
+        try:
+            await self._mutate(game_id, change, (), update_id)
+        except UserError as err:
+            return CallbackResult(err.text, alert=not table)
+        return CallbackResult(t.gettext("✔️ Done."))

@@ -1,0 +1,59 @@
+"""The read-only room: the games of a group or person, the table, stats and leaderboards."""
+
+from __future__ import annotations
+
+from ..engine import view_of
+from ..rendering import ui
+from .core import (
+    ServiceCore,
+)
+from .records import LOBBY, GameRecord
+from .results import Person, Reply
+
+
+class QueryRoom(ServiceCore):
+    """Reads that change no game."""
+
+    async def game_of_chat(self, chat_id: int) -> GameRecord | None:
+        """The open game of a group."""
+        return await self._indexed_game(self.keys.chat_game(chat_id))
+
+    async def game_of_person(self, user_id: int) -> GameRecord | None:
+        """The game a person is in."""
+        return await self._indexed_game(self.keys.user_game(user_id))
+
+    async def _indexed_game(self, index_key: str) -> GameRecord | None:
+        game_id = await self.store.get(index_key)
+        if not game_id:
+            return None
+        raw = await self.store.get_json(self.keys.game(game_id))
+        return None if raw is None else GameRecord.from_dict(raw)
+
+    async def board(self, chat_id: int) -> Reply:
+        """The table of the group's game (or the lobby), posted again."""
+        t = await self.group_translator(chat_id)
+        record = await self.game_of_chat(chat_id)
+        if record is None:
+            return Reply(t.gettext("No game here. Start one with /newgame."))
+        if record.status == LOBBY:
+            screen = self._lobby_screen(record)
+            return Reply(screen.text, screen.keyboard)
+        view = view_of(record.game())
+        names = record.names()
+        left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
+        text = ui.board_text(t, view, names) + "\n\n" + ui.status_text(t, view, names, left)
+        if claimed := self.history.claims_line(t, record):  # issue 19 hook: claim tracker
+            text += "\n" + claimed
+        return Reply(text)
+
+    async def my_stats(self, person: Person) -> Reply:
+        """A person's rating, games, wins, claims and bluffs (issue 19: service/history.py)."""
+        return await self.history.stats(person, await self.translator_for(person))
+
+    async def leaderboard(self, chat_id: int) -> Reply:
+        """The group's players by rating (issue 19: service/history.py)."""
+        return await self.history.top(chat_id, await self.group_translator(chat_id))
+
+    async def person_unreachable(self, user_id: int) -> None:
+        """Telegram refused a private message (403): remember it."""
+        await self.store.set_user_prefs(user_id, dm="0")
