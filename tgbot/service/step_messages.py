@@ -36,6 +36,8 @@ _DECIDER = {
     ev.ActionDeclared: "actor",
     ev.CardRevealed: "player",
     ev.ExchangeKept: "player",
+    ev.CardShown: "target",
+    ev.ExamineDecided: "actor",
     ev.DecisionTimedOut: "player",
     ev.PlayerLeft: "player",
 }
@@ -62,6 +64,8 @@ def seconds_for(timing: Timing, kind: DecisionKind | None) -> int:
         DecisionKind.RESPONSE: timing.response,
         DecisionKind.LOSE_CARD: timing.lose_card,
         DecisionKind.EXCHANGE: timing.exchange,
+        DecisionKind.SHOW_CARD: timing.lose_card,  # choosing a card, as when losing one
+        DecisionKind.EXAMINE: timing.exchange,  # a look at a card, as in an exchange
     }.get(kind, timing.turn)  # type: ignore[arg-type]
 
 
@@ -327,6 +331,10 @@ class StepMessages:
             return ui.response_screen(asking, said)
         if kind is DecisionKind.LOSE_CARD:
             return ui.lose_screen(asking, own_lines)
+        if kind is DecisionKind.SHOW_CARD:
+            return ui.show_screen(asking, own_lines)
+        if kind is DecisionKind.EXAMINE:
+            return ui.examine_screen(asking, own_lines)
         return ui.exchange_screen(asking, own_lines)
 
     def _closing_text(
