@@ -127,8 +127,14 @@ class StepMessages:
         message's state in place. `bluffs` closes the final message: who bluffed."""
         plan = Plan()
         names = record.names()
-        same_context = bool(events) and all(isinstance(e, ev.ResponsePassed) for e in events)
         waiting = game.awaiting()
+        # Only passes, and the window is still open: the same decision, fewer to wait for.
+        # (The last pass on an Examine opens the target's choice with no event of its own.)
+        same_context = (
+            bool(events)
+            and all(isinstance(e, ev.ResponsePassed) for e in events)
+            and waiting.kind is DecisionKind.RESPONSE
+        )
         seconds = seconds_for(record.timing, waiting.kind)
         if not same_context:
             record.context = game.version
