@@ -14,7 +14,18 @@ import polib
 import pytest
 
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.engine import Action, Block, Character, DecisionKind, Game, KeepCards, view_of
+from tgbot.engine import (
+    VARIANT_ACTIONS,
+    Action,
+    Block,
+    Character,
+    DecisionKind,
+    Game,
+    KeepCards,
+    TakeAction,
+    Variant,
+    view_of,
+)
 from tgbot.engine import events as ev
 from tgbot.rendering import ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
@@ -249,9 +260,13 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
     """Every keyboard the players were shown in a few random games (prompts and lobby)."""
     boards = [ui.lobby_screen(t, "abcdef", "N", ["N"], 60).keyboard]
     boards.append(ui.language_screen(t).keyboard)
+    boards += [ui.lobby_screen(t, "abcdef", "N", ["N"], 60, v).keyboard for v in Variant]
     rng = random.Random(3)
-    for seed in range(25):
-        game, _ = Game.new([1, 2, 3, 4], seed)
+    # The base game, then each variant (issue 18: Examine, Convert, Embezzle, their prompts).
+    games = [(seed, Variant.BASE) for seed in range(25)]
+    games += [(seed, v) for v in Variant if v is not Variant.BASE for seed in range(12)]
+    for seed, variant in games:
+        game, _ = Game.new([1, 2, 3, 4], seed, variant=variant)
         names = {i: f"N{i}" for i in range(1, 5)}
         while not game.over:
             waiting = game.awaiting()
@@ -265,8 +280,14 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
                     DecisionKind.RESPONSE: lambda a=a: ui.response_screen(a, []),
                     DecisionKind.LOSE_CARD: lambda a=a: ui.lose_screen(a, []),
                     DecisionKind.EXCHANGE: lambda a=a: ui.exchange_screen(a, []),
+                    DecisionKind.SHOW_CARD: lambda a=a: ui.show_screen(a, []),
+                    DecisionKind.EXAMINE: lambda a=a: ui.examine_screen(a, []),
                 }[waiting.kind]()  # type: ignore[index]
                 boards.append(screen.keyboard)
+                if waiting.kind is DecisionKind.TURN:  # and every target picker it opens
+                    for action in {d.action for d in a.view.legal if isinstance(d, TakeAction)}:
+                        if VARIANT_ACTIONS[variant][action].targeted:
+                            boards.append(ui.target_screen(a, action).keyboard)
             pid = waiting.players[0]
             game.apply(pid, rng.choice(game.legal_decisions(pid)))
     return boards
@@ -286,6 +307,12 @@ def test_buttons_fit_their_row_on_a_phone(lang: str) -> None:
     assert t.gettext("✅ Pass") in seen
     assert any(text.startswith("🛡") for text in seen)
     assert ui.ACTION_BUTTONS[Action.FOREIGN_AID](t) in seen
+    for action in (Action.EXAMINE, Action.CONVERT, Action.EMBEZZLE):
+        assert ui.ACTION_BUTTONS[action](t) in seen, action
+    for label in ("👍 Let them keep it", "🔁 Make them swap it", "🔀 Myself (1)"):
+        assert t.gettext(label) in seen, label
+    assert any(text.startswith("👁 ") for text in seen)  # a card to show
+    assert ui.decision_label(t, Block(Character.INQUISITOR), {}) in seen
 
 
 @pytest.mark.parametrize("lang", ["ka", "en"])

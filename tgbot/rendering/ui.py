@@ -469,13 +469,21 @@ def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the cards to keep after an exchange."""
     t = a.t
     n = len(a.view.my_cards)
-    return a.screen(
+    screen = a.screen(
         [
             *context_lines,
             t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, a.view.my_cards)),
             t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
         ]
     )
+    items = [b for row in screen.keyboard for b in row]
+    if any(len(b["text"]) > SHARED_ROW_CHARS for b in items):  # "Duke + Inquisitor" in ka
+        screen.keyboard = rows_of(items, 1)
+    return screen
+
+
+# The longest label that still fits two to a row on a phone (Georgian; see tests/i18n).
+SHARED_ROW_CHARS = 20
 
 
 def show_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
