@@ -6,7 +6,7 @@ import random
 
 from tests.bot.play import GROUP, open_and_start, open_lobby, play_to_end, players
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
-from tgbot.engine import Allegiance, Character, DecisionKind, Variant, view_of
+from tgbot.engine import Action, Allegiance, Character, DecisionKind, Variant, view_of
 from tgbot.engine import events as ev
 from tgbot.rendering import ui
 from tgbot.rendering.texts import character_name, describe, variant_name
@@ -346,3 +346,56 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
         await h.say(a, a.id, "/rules")
         for point in RULES_POINTS["ka", Variant.INQUISITOR]:
             assert point in h.sim.last(a.id).text
+
+
+async def test_answers_in_private_to_an_examine_and_an_embezzlement(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        await choose_variant(h, users[0], Variant.REFORMATION_INQUISITOR)
+        await h.press_text(users[0], GROUP, "🗳")  # answers: at the table -> in private
+        game_id = await open_and_start(h, users)
+        await h.delivered(game_id)
+        t = h.catalogs.get("ka")
+        actor = mover(h, users)
+        record = await h.record(game_id)
+        assert record is not None
+        game = record.game()
+        rival = next(
+            u for u in users if game.player(u.id).allegiance is not game.player(actor.id).allegiance
+        )
+        await h.press_text(actor, actor.id, h.tr("🔍 Examine"))
+        picker = h.sim.with_buttons(actor.id)[-1]
+        # While divided, only the other side may be examined.
+        assert [b["text"] for b in picker.buttons()] == [rival.first_name, h.tr("« Back")]
+        await h.press(actor, actor.id, picker.message_id, picker.buttons()[0]["callback_data"])
+        await h.delivered(game_id)
+        assert not answer_messages(h)  # nothing to press at the table
+        names = (await h.record(game_id)).names()  # type: ignore[union-attr]
+        claim = t.gettext("🔍 {actor} claims the Inquisitor and examines {target}.").format(
+            actor=actor.first_name, target=rival.first_name
+        )
+        for u in users:
+            if u == actor:
+                continue
+            (prompt,) = h.sim.with_buttons(u.id)
+            assert {b["text"] for b in prompt.buttons()} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
+            said = (
+                claim
+                if u != rival
+                else describe(
+                    ev.ActionDeclared(actor.id, Action.EXAMINE, rival.id, Character.INQUISITOR, 0),
+                    t,
+                    names,
+                    rival.id,
+                )
+            )
+            assert said and said in prompt.text
+            await h.press_text(u, u.id, h.tr("✅ Pass"))
+        await h.delivered(game_id)
+        record = await h.record(game_id)
+        assert record is not None
+        assert record.game().awaiting().kind in (DecisionKind.SHOW_CARD, DecisionKind.EXAMINE)
+        # Every answer prompt closed: no stale Challenge / Pass stays live.
+        for u in users:
+            for m in h.sim.with_buttons(u.id):
+                assert h.tr("✅ Pass") not in {b["text"] for b in m.buttons()}
