@@ -261,6 +261,8 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         story = h.sim.text_of(GROUP)
         changed = describe(ev.AllegianceChanged(actor.id, actor.id, side.other, 1), t, names)
         assert changed and changed in story
+        # The closed turn's table marks the actor with the new side.
+        assert f"{ui.ALLEGIANCE_MARKS[side.other]} {actor.first_name} · 💰1" in story
         assert "🐷 ყულაბა: 1" in story
         paid = t.ngettext(
             "🔀 {actor} pays {n} coin into the Reserve and changes sides.",
@@ -399,3 +401,30 @@ async def test_answers_in_private_to_an_examine_and_an_embezzlement(redis_server
         for u in users:
             for m in h.sim.with_buttons(u.id):
                 assert h.tr("✅ Pass") not in {b["text"] for b in m.buttons()}
+
+
+async def test_forged_variant_buttons_are_refused_in_words(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        await choose_variant(h, users[0], Variant.REFORMATION_INQUISITOR)
+        game_id = await open_and_start(h, users)
+        await h.delivered(game_id)
+        actor = mover(h, users)
+        record = await h.record(game_id)
+        assert record is not None
+        game = record.game()
+        seats = [p.id for p in game.players]
+        side = game.player(actor.id).allegiance
+        friend = next(p.id for p in game.players if p.id != actor.id and p.allegiance is side)
+        prompt = h.sim.with_buttons(actor.id)[-1]
+        forged = {
+            f"y{seats.index(friend)}": h.tr("That player is on your side."),  # Examine
+            "z": h.tr("The Reserve is empty."),  # Embezzle with nothing in the Reserve
+        }
+        for code, refusal in forged.items():
+            data = f"{game_id}.{record.context}.{code}"
+            answer = await h.press(actor, actor.id, prompt.message_id, data)
+            assert answer["text"] == refusal and answer.get("show_alert")
+        after = await h.record(game_id)
+        assert after is not None and after.game().version == game.version  # nothing changed
+        assert h.sim.with_buttons(actor.id) == [prompt]  # the prompt stays as it was

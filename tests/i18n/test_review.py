@@ -30,7 +30,13 @@ from tgbot.engine import events as ev
 from tgbot.rendering import ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
 from tgbot.rendering.i18n import Catalogs, Translator
-from tgbot.rendering.texts import action_name, block_text, character_name, describe
+from tgbot.rendering.texts import (
+    action_name,
+    block_text,
+    character_name,
+    describe,
+    variant_name,
+)
 from tgbot.service.step_messages import answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
@@ -462,3 +468,27 @@ def test_georgian_rules_use_the_seed_terms() -> None:
         assert term in seed and term in rules, term
     for character in BASE:
         assert character_name(KA, character) in seed and character_name(KA, character) in rules
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_rules_of_each_variant_fit_one_message_and_use_the_glossary(lang: str) -> None:
+    t = CATALOGS.get(lang)
+    words = {
+        "ka": {"inquisitor": ["ინკვიზიტორი", "დაკითხვა", "ინკვიზიტორით დაბლოკოს"],
+               "reformation": ["ერთგულები", "რეფორმისტები", "მხარის შეცვლა", "ყულაბ",
+                               "მითვისება", "განძში"]},
+        "en": {"inquisitor": ["Inquisitor", "Examine", "Captain or an Inquisitor"],
+               "reformation": ["Loyalists", "Reformists", "Conversion", "Reserve",
+                               "Embezzlement", "treasury"]},
+    }[lang]  # fmt: skip
+    for variant in Variant:
+        text = ui.rules_for(t, variant)
+        assert text.startswith(ui.rules_text(t)) and len(text) < 4096, variant
+        for switch, points in words.items():
+            extra = text[len(ui.rules_text(t)) :]
+            for point in points:
+                assert (point in extra) == getattr(variant, switch), (variant, point)
+    listing = ui.variants_list_text(t)
+    for variant in Variant:
+        if variant is not Variant.BASE:
+            assert variant_name(t, variant) in listing
