@@ -533,7 +533,15 @@ def help_text(t: Translator) -> str:
         "/stats: your games and wins\n\n"
         "Your cards and your buttons come here, in private. The group sees the table. "
         "Too few players? The game's creator can add AI players (🤖) in the lobby."
-    ) + ("\n\n" + history.help_lines(t))  # issue 19 hook: /top, /claims, /stats, /replay
+    ) + (
+        "\n\n"
+        + t.gettext(
+            "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in /settings, "
+            "and /rules explains it."
+        )
+        + "\n\n"
+        + history.help_lines(t)  # issue 19 hook: /top, /claims, /stats, /replay
+    )
 
 
 def rules_text(t: Translator) -> str:
