@@ -492,3 +492,30 @@ def test_rules_of_each_variant_fit_one_message_and_use_the_glossary(lang: str) -
     for variant in Variant:
         if variant is not Variant.BASE:
             assert variant_name(t, variant) in listing
+
+
+def test_every_variant_event_reads_for_every_viewer() -> None:
+    """Conversions, embezzlements and examinations are told to the group and to each player,
+    in both languages, with every placeholder filled."""
+    kinds: set[str] = set()
+    rng = random.Random(18)
+    for variant in (Variant.INQUISITOR, Variant.REFORMATION, Variant.REFORMATION_INQUISITOR):
+        for seed in range(15):
+            game, events = Game.new([1, 2, 3], seed, variant=variant)
+            names = {1: "N1", 2: "N2", 3: "N3"}
+            while True:
+                for e in events:
+                    for t in (KA, EN):
+                        for viewer in (None, 1, 2, 3):
+                            line = describe(e, t, names, viewer)
+                            if line is None:
+                                continue
+                            assert line.strip() and "{" not in line, (e, viewer, line)
+                            kinds.add(type(e).__name__)
+                if game.over:
+                    break
+                pid = game.awaiting().players[0]
+                events = game.apply(pid, rng.choice(game.legal_decisions(pid)))
+    for kind in ("AllegiancesAssigned", "AllegianceChanged", "CardShown", "ExamineDecided",
+                 "ExaminedCard", "CardShownTo", "EmbezzlementChallenged"):  # fmt: skip
+        assert kind in kinds, kind
