@@ -8,15 +8,13 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from redis.asyncio import Redis
-
 from tgbot.storage.keys import Keys
-from tgbot.storage.store import Store, Writes
+from tgbot.storage.store import Store, Writes, open_client
 
 
 @pytest.fixture
-async def store(redis_server_url: str) -> AsyncIterator[Store]:
-    redis = Redis.from_url(redis_server_url)
+async def store(any_redis_url: str) -> AsyncIterator[Store]:
+    redis = await open_client(any_redis_url)
     yield Store(redis, Keys(f"s{uuid.uuid4().hex[:8]}"))
     await redis.aclose()
 
@@ -49,7 +47,8 @@ async def test_a_failing_build_writes_nothing(store: Store) -> None:
 
 
 async def test_a_due_deadline_is_claimed_once_and_comes_back_after_its_lease(store: Store) -> None:
-    await store.redis.zadd(store.keys.deadlines, {"g1": 1000, "g2": 5000})
+    for game_id, due in (("g1", 1000), ("g2", 5000)):
+        await store.redis.zadd(store.keys.deadlines(store.keys.bucket(game_id)), {game_id: due})
     first, second = await asyncio.gather(
         store.claim_due(2000, lease_ms=30_000), store.claim_due(2000, lease_ms=30_000)
     )

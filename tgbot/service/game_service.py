@@ -24,7 +24,7 @@ from ..engine import events as ev
 from ..rendering import buttons, ui
 from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
-from ..storage.store import Store, Writes
+from ..storage.store import Duplicate, Store, Writes, applied
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Origin, Person, Reply, UserError
 from .step_messages import StepMessages, group_send
@@ -46,8 +46,7 @@ class _Skip(Exception):
     """Abort a transaction without writing anything."""
 
 
-class Duplicate(Exception):
-    """The update was applied before: this delivery changes nothing."""
+__all__ = ["Duplicate", "GameService"]
 
 
 # Whether the person is an admin of the given group: always asked about the game's own
@@ -152,20 +151,17 @@ class GameService:
         """
         key = self.keys.game(game_id)
         result: list[GameRecord] = []
-        update_key = self.keys.update(update_id) if update_id is not None else None
-        watch = [key, *extra_watch] + ([update_key] if update_key else [])
+        watch = [key, *extra_watch]
 
         def build(seen: dict[str, str | None]) -> Writes:
-            if update_key and seen[update_key]:
-                raise Duplicate  # a second delivery of an update already applied
             raw = seen[key]
             if raw is None:
                 raise _Skip
             record = GameRecord.from_dict(json.loads(raw))
             writes = Writes(mark_update=update_id)
             change(record, seen, writes)
-            if reply is not None:
-                writes.send(chat_owner(reply[0].chat_id), reply_op(*reply))
+            if reply is not None:  # in the game's outbox: its slot, its transaction
+                writes.send(game_id, reply_op(*reply))
             record.rev += 1
             writes.set_json[key] = record.to_dict()
             if record.status in (OVER, CANCELLED):
@@ -176,12 +172,10 @@ class GameService:
             return writes
 
         try:
-            await self.store.atomic(watch, build)
+            await self.store.atomic(watch, build, update_id)
         except _Skip:
             raise UserError(self.catalogs.get(None).gettext("This game is over.")) from None
         await self._committed(game_id)
-        if reply is not None:
-            await self._committed(chat_owner(reply[0].chat_id))
         return result[0]
 
     async def _committed(self, owner: str) -> None:
@@ -196,17 +190,14 @@ class GameService:
         queue it once, and a crash before it is sent leaves it queued for the sweeper.
         Raises Duplicate if the update was applied before.
         """
-        update_key = self.keys.update(origin.update_id)
         owner = chat_owner(origin.chat_id)
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            if seen[update_key]:
-                raise Duplicate
+        def build(_: dict[str, str | None]) -> Writes:
             writes = Writes(mark_update=origin.update_id)
             writes.send(owner, reply_op(origin, reply))
             return writes
 
-        await self.store.atomic([update_key], build)
+        await self.store.atomic([], build, origin.update_id, scope=self.keys.outbox(owner))
         await self._committed(owner)
 
     def _apply_step(
@@ -333,12 +324,10 @@ class GameService:
             created_ms=now,
         )
         chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
-        update_key = self.keys.update(update_id) if update_id is not None else None
-        watch = [chat_key, user_key] + ([update_key] if update_key else [])
+        # The new record's key first: its slot is the transaction's; the indexes are claimed.
+        watch = [self.keys.game(game_id), chat_key, user_key]
 
         def build(seen: dict[str, str | None]) -> Writes:
-            if update_key and seen[update_key]:
-                raise Duplicate
             if seen[chat_key]:
                 raise UserError(t.gettext("A game is already open in this group: /board"))
             writes = Writes(mark_update=update_id)
@@ -361,7 +350,7 @@ class GameService:
             writes.deadline_set[game_id] = record.deadline_ms or now
             return writes
 
-        await self.store.atomic(watch, build)
+        await self.store.atomic(watch, build, update_id)
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self._committed(game_id)
         return None
@@ -616,6 +605,8 @@ class GameService:
         raw = await self.store.get_json(self.keys.game(pressed.game_id))
         if raw is None:
             return CallbackResult(t.gettext("This game is over."))
+        if applied(raw, update_id):
+            raise Duplicate
         record = GameRecord.from_dict(raw)
         if pressed.code in buttons.LOBBY_CODES:
             if chat_id != record.chat_id:
@@ -797,7 +788,11 @@ class GameService:
         if not game_id:
             return None
         raw = await self.store.get_json(self.keys.game(game_id))
-        return None if raw is None else GameRecord.from_dict(raw)
+        # An index entry is removed after the record's last step: one left behind (a crash
+        # in between) names a game that is over, which reads as none.
+        if raw is None or raw.get("status") not in (LOBBY, PLAYING):
+            return None
+        return GameRecord.from_dict(raw)
 
     async def board(self, chat_id: int) -> Reply:
         """The table of the group's game (or the lobby), posted again."""
