@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+
 from tgbot.storage.keys import Keys
 from tgbot.storage.store import Store, Writes, open_client
 

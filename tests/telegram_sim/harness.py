@@ -24,7 +24,6 @@ from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.store import Store, connect
 
 from ..redis_server import cluster_url
-
 from .server import TelegramSim, build_sim_app
 
 SECRET = "test-secret_1"
