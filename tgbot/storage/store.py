@@ -193,10 +193,11 @@ FINISHED_GAME_TTL = 24 * 3600
 # Telegram gives up on an update within a day; a game keeps its last SEEN_KEPT update ids
 # in its record (a chat or a group's settings in a small sorted set, for as long).
 UPDATE_MARK_TTL_S = 24 * 3600
-SEEN_KEPT = 64
+SEEN_KEPT = 32
 CHAT_SEEN_KEPT = 32  # a chat's latest update ids kept
 UPDATE_LEASE_MS = 10_000  # a process taking an update holds it this long at most
 SEEN_FIELD = "_seen"  # the update ids a game record's steps applied, kept in the record
+MESSAGE_IDS_TTL_S = 7 * 24 * 3600  # a game's message ids (a finished game's: 24 h)
 OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 # The sweeper looks at pending-delivery marks older than this: a fresh one is the sender's,
 # which delivers a step's messages at once and drops the mark (see Sender.flush).
@@ -362,6 +363,7 @@ class Store:
         self._drop = redis.register_script(_DROP_LIST)
         self._begin = redis.register_script(_BEGIN_UPDATE)
         self._mark = redis.register_script(_MARK_UPDATE)
+        self._remember = redis.register_script(_REMEMBER)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -750,11 +752,9 @@ class Store:
 
     async def remember_message(self, game_id: str, ref: str, message_id: int) -> None:
         """Note which Telegram message a reference stands for."""
-        key = self.keys.messages(game_id)
-        pipe = self._pipe()
-        pipe.hset(key, ref, message_id)
-        pipe.expire(key, 7 * 24 * 3600)
-        await pipe.execute()
+        await self._remember(
+            keys=[self.keys.messages(game_id)], args=[ref, message_id, MESSAGE_IDS_TTL_S]
+        )
 
     # ---- preferences ---------------------------------------------------------------
 
@@ -840,9 +840,14 @@ class Store:
             await asyncio.sleep(0.02)
 
     async def end_update(self, chat_id: int, update_id: int) -> None:
-        """Mark an update of a chat applied (kept in the chat's latest update ids)."""
-        seen = self.keys.seen(self.keys.outbox(chat_owner(chat_id)))
-        await self._mark(keys=[seen], args=[update_id, CHAT_SEEN_KEPT, UPDATE_MARK_TTL_S])
+        """Mark an update of a chat applied (kept in the chat's latest update ids) and
+        drop its lease."""
+        keys = self.keys
+        scope = keys.outbox(chat_owner(chat_id))
+        lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
+        await self._mark(
+            keys=[keys.seen(scope), lease], args=[update_id, CHAT_SEEN_KEPT, UPDATE_MARK_TTL_S]
+        )
 
     async def hit(self, user_id: int, window_s: int) -> int:
         """Count one update from a person in the current window; return the count."""
@@ -891,5 +896,13 @@ _MARK_UPDATE = """
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[2]) - 1)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+# Note a message id; a hash without a TTL gets one (a finished game's shorter one stays).
+_REMEMBER = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return 1
 """
