@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import sys
@@ -79,7 +80,7 @@ class KeyCounter:
         self._stop = True
 
     def _watch(self, server: redis.Redis) -> None:
-        with server.monitor() as monitor:
+        with contextlib.suppress(redis.ConnectionError), server.monitor() as monitor:
             for entry in monitor.listen():
                 if self._stop:
                     return

@@ -130,7 +130,8 @@ def table(title: str, sizes: Counter[str], count: Counter[str], n: int) -> float
     for k, size in sizes.most_common():
         print(f"  {k:<42} {count[k]:>7} keys {size / n:>8.0f} bytes per game")
     per_game = sum(sizes.values()) / n
-    print(f"  {'all':<42} {sum(count.values()):>7} keys {per_game:>8.0f} bytes per game")
+    keys = sum(count[k] for k in sizes)
+    print(f"  {'all':<42} {keys:>7} keys {per_game:>8.0f} bytes per game")
     return per_game
 
 

@@ -198,6 +198,7 @@ CHAT_SEEN_KEPT = 32  # a chat's latest update ids kept
 UPDATE_LEASE_MS = 10_000  # a process taking an update holds it this long at most
 SEEN_FIELD = "_seen"  # the update ids a game record's steps applied, kept in the record
 MESSAGE_IDS_TTL_S = 7 * 24 * 3600  # a game's message ids (a finished game's: 24 h)
+INDEX_TTL_S = 7 * 24 * 3600  # an index entry written without a TTL of its own
 OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 # The sweeper looks at pending-delivery marks older than this: a fresh one is the sender's,
 # which delivers a step's messages at once and drops the mark (see Sender.flush).
@@ -509,7 +510,7 @@ class Store:
             if plan.local(key):
                 plan.ops.append(["set", plan.ki(key), text] + ([ttl] if ttl else []))
             else:
-                plan.claims[key] = (text, ttl or OUTBOX_TTL_S)
+                plan.claims[key] = (text, ttl or INDEX_TTL_S)
         for key, seconds in expire.items():
             if plan.local(key):
                 plan.ops.append(["expire", plan.ki(key), seconds])
@@ -600,9 +601,20 @@ class Store:
     # ---- deadlines -----------------------------------------------------------------
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 20) -> list[str]:
-        """Claim up to `limit` games whose deadline has passed, from every bucket."""
+        """Claim up to `limit` games whose deadline has passed, from every bucket.
+
+        One look at every bucket (a command each, in one round trip), then a claim in
+        those that hold something due: an idle bucket costs one command a poll.
+        """
+        buckets = range(self.keys.buckets)
         pipe = self._pipe()
-        for bucket in range(self.keys.buckets):
+        for bucket in buckets:
+            pipe.zrangebyscore(self.keys.deadlines(bucket), "-inf", now_ms, start=0, num=1)
+        due_in = [b for b, first in zip(buckets, await pipe.execute(), strict=True) if first]
+        if not due_in:
+            return []
+        pipe = self._pipe()
+        for bucket in due_in:
             pipe.eval(_CLAIM_DUE, 1, self.keys.deadlines(bucket), now_ms, now_ms + lease_ms, limit)
         return [m.decode() for due in await pipe.execute() for m in due]
 
