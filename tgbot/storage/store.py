@@ -189,6 +189,7 @@ return 1
 MAX_CAS_ATTEMPTS = 60
 REDIS_CONNECTIONS = 100  # per process (per node on a cluster)
 REDIS_POOL_WAIT_S = 10.0
+CLUSTER_REPLY_WAIT_S = 30.0
 FINISHED_GAME_TTL = 24 * 3600
 # Telegram gives up on an update within a day; a game keeps its last SEEN_KEPT update ids
 # in its record (a chat or a group's settings in a small sorted set, for as long).
@@ -253,7 +254,16 @@ def connect(url: str, cluster: bool = False) -> Client:
     """A client for one server (a blocking pool: a burst waits for a free connection
     rather than raise MaxConnectionsError) or, with `cluster`, for a Redis Cluster."""
     if cluster:
-        return RedisCluster.from_url(url, max_connections=REDIS_CONNECTIONS * 4)
+        # redis-py's cluster client gives up on a reply after 5 s by default and then
+        # drops every connection to that node, under other tasks' feet ('NoneType' object
+        # has no attribute 'writelines', seen with 50 games on two busy cores): wait as
+        # long as the one-server client does (it has no timeout), within reason.
+        return RedisCluster.from_url(
+            url,
+            max_connections=REDIS_CONNECTIONS * 4,
+            socket_timeout=CLUSTER_REPLY_WAIT_S,
+            socket_connect_timeout=CLUSTER_REPLY_WAIT_S,
+        )
     pool = BlockingConnectionPool.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S
     )
