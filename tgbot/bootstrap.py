@@ -52,6 +52,8 @@ GROUP_COMMANDS = [
     ("startgame", N_("start the game now")),
     ("board", N_("show the table")),
     ("top", N_("the group's best players")),
+    ("claims", N_("who claimed which character")),
+    ("replay", N_("replay the last game")),
     ("cancel", N_("cancel the game")),
     ("settings", N_("time limits and language")),
     ("rules", N_("the rules")),
@@ -60,7 +62,9 @@ GROUP_COMMANDS = [
 PRIVATE_COMMANDS = [
     ("start", N_("let the bot write to you")),
     ("language", N_("choose your language")),
-    ("stats", N_("your games and wins")),
+    ("stats", N_("your rating, games and bluffs")),
+    ("replay", N_("replay your last game")),
+    ("top", N_("the best players of all groups")),
     ("leave", N_("leave your game")),
     ("rules", N_("the rules")),
     ("help", N_("how to play")),
@@ -154,6 +158,7 @@ class Runtime:
             raise
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
+        service.history.record_ttl_s = config.record_days * 24 * 3600  # issue 19
         sender = Sender(bot, store)
         sender.on_migrated = service.chat_migrated
         sender.on_prompt_delivered = service.prompt_delivered

@@ -58,6 +58,7 @@ class Config:
     person_updates_per_10s: int = DEFAULT_PERSON_UPDATES_PER_10S
     startup_wait_s: int = 10  # how long a start keeps trying to reach Redis and Telegram
     metrics_port: int = 0  # polling mode's /metrics port (0: none); webhook mode uses PORT
+    record_days: int = 30  # how long a finished game's record (for /replay) is kept
 
     def __repr__(self) -> str:
         redis = "set" if self.redis_url else None  # the token and secrets never get printed
@@ -142,4 +143,5 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         messages_per_second=_int(env, "MESSAGES_PER_SECOND", 30, 1, 1000),
         startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", 10, 0, 600),
         metrics_port=_int(env, "METRICS_PORT", 0, 0, 65535),
+        record_days=_int(env, "RECORD_DAYS", 30, 1, 3650),
     )

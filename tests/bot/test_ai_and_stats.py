@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 from tests.telegram_sim.harness import running_bot
+from tgbot.storage.history_store import HistoryStore
 
 from .play import GROUP, open_lobby, play_to_end, players
 
@@ -56,13 +58,19 @@ async def test_stats_count_once_even_if_the_last_update_comes_twice(redis_server
         assert (await h.post(update)).status_code == 200
         assert (await h.post(update)).status_code == 200
         await h.until(lambda: "🏆" in h.sim.text_of(GROUP))
-        for user, won in ((a, "1"), (b, None)):
-            stats = await h.store.hash(h.store.keys.stats_user(user.id))
-            assert stats.get("played") == "1" and stats.get("won") == won
+        store = HistoryStore(h.store.redis, h.store.keys.prefix)
+        for _ in range(500):  # counted once the game's deadline fired (right after the step)
+            if await h.store.deadline_of(game_id) is None:
+                break
+            await asyncio.sleep(0.02)
+        for user, won in ((a, 1), (b, 0)):
+            stats = await store.person_stats(user.id)
+            assert stats.get("played") == 1 and stats.get("won") == won
         await h.say(a, a.id, "/stats")
-        assert h.sim.last(a.id).text.startswith(h.tr("📊 {n} game played").split("{")[0])
+        assert h.tr("📊 {n} game played").split("{")[0] in h.sim.last(a.id).text
         await h.say(a, GROUP, "/top")
         top = h.sim.last(GROUP).text
-        assert top.startswith(h.tr("🏆 Best players of this group:")) and a.first_name in top
+        assert top.startswith(h.tr("🏆 Best players of this group (rating, games):"))
+        assert a.first_name in top
         record = await h.record(game_id)
         assert record is not None and record.status == "over"

@@ -281,7 +281,7 @@ async def test_admins_set_every_deadline_for_new_games(redis_server_url: str) ->
         h.sim.admins.add((GROUP, a.id))
         await h.say(a, GROUP, "/settings")
         ka = h.catalogs.get("ka")
-        assert h.sim.last(GROUP).button("🔻")["text"] == h.tr("🔻 Card to turn up: {value}").format(
+        assert h.sim.last(GROUP).button("🔻")["text"] == h.tr("🔻 Losing a card: {value}").format(
             value=seconds_text(ka, 45)
         )
         await h.press_text(a, GROUP, "🔻")  # 45 -> 90 s

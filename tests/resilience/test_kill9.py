@@ -25,6 +25,8 @@ from tgbot.engine.events import ResponsePassed
 from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
+from tgbot.service.archive import replay as replay_record
+from tgbot.storage.history_store import HistoryStore, group_scope
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS_WANTED = 20
@@ -275,6 +277,22 @@ async def test_kill_9_at_many_points_loses_and_repeats_nothing(
             assert record is not None and record.seed is not None and record.engine is not None
             names = {u.id: u.first_name for u in users}
             check_against_replay(h, record.engine, record.seed, [u.id for u in users], names, group)
+        # Issue 19: every finished game is kept, replays, and counted exactly once.
+        history = HistoryStore(h.store.redis, prefix)
+        for game_id, group, users in finished:  # type: ignore[misc]
+            for _ in range(1000):
+                armed = await h.store.deadline_of(game_id)
+                if armed is None and await history.archive(game_id) is not None:
+                    break
+                await asyncio.sleep(0.02)
+            archive = await history.archive(game_id)
+            assert archive is not None, f"game {game_id} was not kept"
+            assert replay_record(archive).game.winner == archive["winner"]
+            for u in users:
+                assert (await history.person_stats(u.id))["played"] == 1, u
+            board = await history.board(group_scope(group), False, 10)
+            assert sorted(r.member for r in board) == sorted(str(u.id) for u in users)
+            assert all(r.games == 1 for r in board)
         assert bot.kills >= KILLS_WANTED
         print(f"\nkill -9: {bot.kills} kills over {len(finished)} games, all equal to their replay")
         bot.kill9()

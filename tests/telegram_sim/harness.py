@@ -312,6 +312,7 @@ def config_for_tests(
     person_rate: int = 100_000,
     messages_per_second: int = 30,
     private_rate: int = 100_000,
+    record_days: int = 30,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -328,6 +329,7 @@ def config_for_tests(
         person_updates_per_10s=person_rate,  # the tests press faster than any person
         messages_per_second=messages_per_second,
         private_messages_per_second=private_rate,  # Telegram-like pacing: the tests that ask
+        record_days=record_days,
     )
 
 
@@ -341,6 +343,7 @@ async def running_bot(
     person_rate: int = 100_000,
     messages_per_second: int = 30,
     private_rate: int = 100_000,
+    record_days: int = 30,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
@@ -355,6 +358,7 @@ async def running_bot(
             person_rate,
             messages_per_second,
             private_rate,
+            record_days,
         )
         urls = []
         for _ in range(instances):

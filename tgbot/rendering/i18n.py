@@ -33,6 +33,11 @@ def N_(message: str) -> str:
     return message
 
 
+def NC_(context: str, message: str) -> tuple[str, str]:
+    """Mark a string with its context (for pgettext) without translating it here."""
+    return context, message
+
+
 class Translator:
     """Translations for one language."""
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..engine import Action, Allegiance, Character, DecisionKind, Variant
 from ..engine import events as ev
+from .forms import Case, character_in
 from .i18n import N_, Translator
 
 Names = Mapping[int, str]
@@ -65,6 +66,27 @@ def variant_name(t: Translator, variant: Variant) -> str:
     return t.gettext(VARIANT_NAMES[variant])
 
 
+def block_text(
+    t: Translator, character: Character, blocker: str, actor: str, you: str | None = None
+) -> str:
+    """The sentence "X blocks Y with the <character>", with the character in the instrumental.
+
+    `you` is "blocker" or "actor" when the reader is that player, else None.
+    """
+    texts = {
+        # TRANSLATORS: {character_ins}: the character in the instrumental case ("with the Duke").
+        "blocker": t.gettext("🛡 You block with the {character_ins}."),
+        # TRANSLATORS: {character_ins}: the character in the instrumental case ("with the Duke").
+        "actor": t.gettext("🛡 {blocker} blocks you with the {character_ins}."),
+        # TRANSLATORS: {character_ins}: the character in the instrumental case ("with the Duke").
+        None: t.gettext("🛡 {blocker} blocks {actor} with the {character_ins}."),
+    }
+    text = texts[you]
+    return text.format(
+        blocker=blocker, actor=actor, character_ins=character_in(t, character, Case.INSTRUMENTAL)
+    )
+
+
 def cards_text(t: Translator, cards: Iterable[Character]) -> str:
     """Cards as a short list: "Duke, Captain"."""
     return ", ".join(character_name(t, c) for c in cards)
@@ -110,7 +132,7 @@ class _Describer:
                 Action.ASSASSINATE: t.gettext(
                     "🗡 You claim the Assassin and pay 3 coins to assassinate {target}."
                 ),
-                Action.STEAL: t.gettext("🏴 You claim the Captain and steal from {target}."),
+                Action.STEAL: t.gettext("🏴 You claim the Captain to steal from {target}."),
                 Action.EXCHANGE: t.gettext("🔄 You claim the Ambassador and exchange cards."),
             }[e.action]
         elif e.target is not None and e.target == self.you:
@@ -132,7 +154,7 @@ class _Describer:
                 Action.ASSASSINATE: t.gettext(
                     "🗡 {actor} claims the Assassin and pays 3 coins to assassinate {target}."
                 ),
-                Action.STEAL: t.gettext("🏴 {actor} claims the Captain and steals from {target}."),
+                Action.STEAL: t.gettext("🏴 {actor} claims the Captain to steal from {target}."),
                 Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador and exchanges cards."),
             }[e.action]
         return text.format(actor=actor, target=target)
@@ -220,20 +242,19 @@ class _Describer:
         return text.format(claimant=self.name(e.claimant), character=character)
 
     def block_declared(self, e: ev.BlockDeclared) -> str:
-        character = character_name(self.t, e.character)
-        if e.blocker == self.you:
-            text = self.t.gettext("🛡 You block as the {character}.")
-        elif e.actor == self.you:
-            text = self.t.gettext("🛡 {blocker} blocks you as the {character}.")
-        else:
-            text = self.t.gettext("🛡 {blocker} blocks {actor} as the {character}.")
-        return text.format(
-            blocker=self.name(e.blocker), actor=self.name(e.actor), character=character
+        return block_text(
+            self.t,
+            e.character,
+            self.name(e.blocker),
+            self.name(e.actor),
+            ("blocker" if e.blocker == self.you else "actor" if e.actor == self.you else None),
         )
 
     def action_blocked(self, e: ev.ActionBlocked) -> str:
-        return self.t.gettext("🛡 The block stands: {action} fails.").format(
-            action=action_name(self.t, e.action)
+        # TRANSLATORS: {character_gen} is the blocking character in the genitive ("Duke's").
+        return self.t.gettext("🛡 The {character_gen} block stands: {action} fails.").format(
+            character_gen=character_in(self.t, e.character, Case.GENITIVE),
+            action=action_name(self.t, e.action),
         )
 
     def coins_refunded(self, e: ev.CoinsRefunded) -> str:
@@ -247,7 +268,9 @@ class _Describer:
             )
         return text.format(player=self.name(e.player), n=e.amount)
 
-    def action_resolved(self, e: ev.ActionResolved) -> str:
+    def action_resolved(self, e: ev.ActionResolved) -> str | None:
+        if e.action is Action.INCOME:
+            return None  # "takes Income" was just said; "takes 1 coin" would repeat it
         t = self.t
         actor, target, n = self.name(e.actor), self.name(e.target), e.amount
         if e.action is Action.STEAL:
@@ -319,9 +342,7 @@ class _Describer:
     def exchange_completed(self, e: ev.ExchangeCompleted) -> str:
         if e.actor == self.you:
             return self.t.gettext("🔄 You shuffle the rest back into the deck.")
-        return self.t.gettext("🔄 {actor} exchanged cards with the deck.").format(
-            actor=self.name(e.actor)
-        )
+        return self.t.gettext("🔄 {actor} finishes the exchange.").format(actor=self.name(e.actor))
 
     def decision_timed_out(self, e: ev.DecisionTimedOut) -> str:
         t = self.t
@@ -356,6 +377,12 @@ class _Describer:
         return text.format(player=self.name(e.player))
 
     def player_left(self, e: ev.PlayerLeft) -> str:
+        # Leaving (of one's own accord, or after missing turns) is worded apart from being
+        # knocked out ("is out of the game"), which usually follows it in the same message.
+        if e.player == self.you:
+            if e.afk:
+                return self.t.gettext("🚪 You missed too many turns and leave the game.")
+            return self.t.gettext("🚪 You leave the game.")
         if e.afk:
             text = self.t.gettext("🚪 {player} missed too many turns and leaves the game.")
         else:

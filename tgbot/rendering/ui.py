@@ -20,9 +20,10 @@ from ..engine import (
     TakeAction,
     Window,
 )
-from . import buttons
+from . import buttons, history
+from .forms import Case, action_in, character_in
 from .i18n import Translator
-from .texts import Names, action_name, cards_text, character_name, coins_text
+from .texts import Names, cards_text, character_name, coins_text
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
 Keyboard = list[list[Button]]
@@ -132,7 +133,7 @@ def status_text(t: Translator, game: Game, names: Names, seconds_left: int | Non
         DecisionKind.TURN: t.gettext("▶️ {players} to move."),
         DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
         DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
-        DecisionKind.EXCHANGE: t.gettext("⏳ {players} is choosing cards to keep."),
+        DecisionKind.EXCHANGE: t.gettext("⏳ {players} chooses cards to keep."),
     }
     text = texts[waiting.kind].format(players=who)
     if seconds_left is not None:
@@ -170,13 +171,18 @@ def decision_label(t: Translator, decision: Decision, names: Names) -> str:
     if isinstance(decision, Pass):
         return t.gettext("✅ Pass")
     if isinstance(decision, Block):
-        return t.gettext("🛡 Block: {character}").format(
-            character=character_name(t, decision.character)
+        # TRANSLATORS: a button; {character_ins} is the character in the instrumental
+        # case ("with the Captain"). Keep it short: the character must not be cut off on a phone.
+        return t.gettext("🛡 Block: {character_ins}").format(
+            character_ins=character_in(t, decision.character, Case.INSTRUMENTAL)
         )
     if isinstance(decision, LoseCard):
         return character_name(t, decision.character)
     assert isinstance(decision, KeepCards)
-    return " + ".join(character_name(t, c) for c in decision.cards)
+    cards = decision.cards
+    if len(cards) == 2 and cards[0] == cards[1]:
+        return f"2 × {character_name(t, cards[0])}"  # shorter than "Captain + Captain"
+    return " + ".join(character_name(t, c) for c in cards)
 
 
 ACTION_BUTTONS = {
@@ -228,9 +234,10 @@ def turn_screen(a: Asking) -> Screen:
     t = a.t
     legal = a.game.legal_decisions(a.player_id)
     if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
-        forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Whom?")
+        forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Against whom?")
         return Screen(a.hand() + "\n" + forced, rows_of(a.decision_buttons(legal)))
     items: list[Button] = []
+    wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
     codes: set[str] = set()  # targeted actions appear once, as a button to their picker
     seats = [p.id for p in a.game.players]
     for d in legal:
@@ -241,10 +248,15 @@ def turn_screen(a: Asking) -> Screen:
             code = buttons.encode_decision(d, seats)
         if code not in codes:
             codes.add(code)
-            items.append(a.button(ACTION_BUTTONS[d.action](t), code))
+            button = a.button(ACTION_BUTTONS[d.action](t), code)
+            (wide if d.action in WIDE_ACTIONS else items).append(button)
     name = a.names.get(a.player_id, "")
     text = a.hand() + "\n" + t.gettext("▶️ Your move, {name}.").format(name=name)
-    return Screen(text, rows_of(items))
+    return Screen(text, rows_of(items) + [[b] for b in wide])
+
+
+# Actions whose button is too long to share a row on a phone (Foreign Aid in Georgian).
+WIDE_ACTIONS = frozenset({Action.FOREIGN_AID})
 
 
 def target_screen(a: Asking, action: Action) -> Screen:
@@ -256,7 +268,10 @@ def target_screen(a: Asking, action: Action) -> Screen:
         if isinstance(d, TakeAction) and d.action is action
     ]
     items = [*a.decision_buttons(legal), a.button(t.gettext("« Back"), buttons.BACK)]
-    prompt = t.gettext("{action}: choose a target.").format(action=action_name(t, action))
+    # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
+    prompt = t.gettext("{action_gen}: choose a target.").format(
+        action_gen=action_in(t, action, Case.GENITIVE)
+    )
     return Screen(a.hand() + "\n" + prompt, rows_of(items))
 
 
@@ -323,30 +338,35 @@ def help_text(t: Translator) -> str:
         "/stats: your games and wins\n\n"
         "Your cards and your buttons come here, in private. The group sees the table. "
         "Too few players? The game's creator can add AI players (🤖) in the lobby."
-    )
+    ) + ("\n\n" + history.help_lines(t))  # issue 19 hook: /top, /claims, /stats, /replay
 
 
 def rules_text(t: Translator) -> str:
-    """The rules, short enough for a phone."""
+    """The rules, complete against the user's rules text (docs/seed-rules.ka.txt)."""
     return t.gettext(
         "📜 Coup: the rules\n\n"
-        "The deck has 15 cards: 3 each of Duke, Assassin, Captain, Ambassador and Contessa. "
-        "Everyone gets 2 secret cards and 2 coins (in a 2-player game the first player "
-        "gets 1). Keep your cards to the end: the last player with cards wins.\n\n"
-        "On your turn, take one action:\n"
-        "💰 Income: take 1 coin.\n"
-        "🤝 Foreign Aid: take 2 coins. A Duke can block it.\n"
-        "💥 Coup: pay 7 coins; the target turns a card face up. With 10 or more coins you "
-        "must stage a Coup.\n"
-        "👑 Tax (Duke): take 3 coins.\n"
-        "🗡 Assassinate (Assassin): pay 3 coins; the target turns a card face up. "
-        "The Contessa blocks it.\n"
-        "🏴 Steal (Captain): take 2 coins from a player. A Captain or an Ambassador blocks it.\n"
-        "🔄 Exchange (Ambassador): draw 2 cards from the deck, keep as many as you had.\n\n"
-        "Anyone may claim any character: bluffing is allowed. Anyone may challenge a claim. "
-        "If the claim was a bluff, the bluffer turns a card face up. If it was true, the card "
-        "is shown, goes back into the deck and is replaced, and the challenger turns a card "
-        "face up.\n\n"
+        "The deck has 15 cards, 5 characters with 3 cards each: Duke, Assassin, Captain, "
+        "Ambassador and Contessa. Everyone is dealt 2 cards, to keep secret, and 2 coins (in a "
+        "2-player game the first player gets 1). The other cards stay in the deck, the other "
+        "coins in the treasury. Keep your cards to the end: the last player with a card left "
+        "wins.\n\n"
+        "On your turn, choose one action:\n"
+        "💰 Income: take 1 coin from the treasury. No one can block or challenge it.\n"
+        "🤝 Foreign Aid: take 2 coins from the treasury. Anyone can block it with the Duke.\n"
+        "💥 Coup: pay 7 coins into the treasury; the player you choose turns a card face up. "
+        "With 10 or more coins you must stage a Coup.\n"
+        "👑 Tax (Duke): take 3 coins from the treasury.\n"
+        "🗡 Assassinate (Assassin): pay 3 coins; the player you choose turns a card face up. "
+        "Only the target can block it, with the Contessa.\n"
+        "🏴 Steal (Captain): take 2 coins from a player. Only the target can block it, with a "
+        "Captain or an Ambassador.\n"
+        "🔄 Exchange (Ambassador): draw 2 cards from the deck, keep as many as you had and put "
+        "the rest back. It cannot be blocked.\n\n"
+        "Anyone may claim any character: bluffing is allowed. Every claim, an action or a "
+        "counteraction (a block), can be challenged by any player. If it was a bluff, the "
+        "bluffer turns a card face up (a caught Assassin bluff returns the 3 coins). If the "
+        "claim was true, the player shows the card, puts it back into the deck and draws a new "
+        "one, and the challenger turns a card face up.\n\n"
         "A player with both cards face up is out of the game."
     )
 
@@ -398,10 +418,10 @@ def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
     labels = {
         "lang": t.gettext("🌐 Language: {value}").format(value=language),
         "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, int(current["turn"]))),
-        "response": t.gettext("⏳ Answers: {value}").format(
+        "response": t.gettext("⏳ Responses: {value}").format(
             value=seconds_text(t, int(current["response"]))
         ),
-        "lose_card": t.gettext("🔻 Card to turn up: {value}").format(
+        "lose_card": t.gettext("🔻 Losing a card: {value}").format(
             value=seconds_text(t, int(current["lose_card"]))
         ),
         "exchange": t.gettext("🔄 Exchange: {value}").format(
@@ -455,7 +475,7 @@ def leaderboard_text(t: Translator, rows: list[tuple[str, int, int]]) -> str:
     lines = [t.gettext("🏆 Best players of this group:")]
     for i, (name, wins, played) in enumerate(rows, 1):
         lines.append(
-            t.gettext("{place}. {name}: {wins} of {played}").format(
+            t.gettext("{place}. {name}: won {wins} of {played}").format(
                 place=i, name=name, wins=wins, played=played
             )
         )

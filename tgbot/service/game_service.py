@@ -20,11 +20,12 @@ from typing import Any
 from ..ai import choose
 from ..config import Deadlines
 from ..engine import Game, IllegalDecision, Reason, game_to_dict, view_of
-from ..engine import events as ev
 from ..rendering import buttons, ui
 from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
 from ..storage.store import Duplicate, Store, Writes, applied
+from . import archive  # issue 19: the decisions of each game, for its record
+from .history import History
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Origin, Person, Reply, UserError
 from .step_messages import StepMessages, group_send
@@ -91,6 +92,8 @@ class GameService:
         self.clock = clock
         self.new_seed = new_seed
         self.messages = StepMessages(catalogs, bot_username)
+        # Issue 19: records, ratings, stats, claim tracker, replays (service/history.py).
+        self.history = History(store, catalogs, self._committed, clock)
         self.on_commit: Callable[[str], Awaitable[None]] | None = None
         self.ai_pause_ms = (1500, 3500)  # an AI player thinks this long, like a person
 
@@ -205,14 +208,14 @@ class GameService:
     ) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
+        self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
         output = self.messages.build(record, game, events, now)
         for op in output.ops:
             writes.send(record.id, op)
         record.engine = game_to_dict(game)
-        self._tally_claims(record, events)
         if game.over:
-            self._record_stats(record, game.winner, writes)
             self._finish(record, writes, OVER)
+            self.history.game_over(record, game, writes, now)  # issue 19 hook: record, bluffs
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
             return
         record.ai_due_ms = None
@@ -223,36 +226,6 @@ class GameService:
         due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
         if due:
             writes.deadline_set[record.id] = min(due)
-
-    def _tally_claims(self, record: GameRecord, events: list[Any]) -> None:
-        humans = {s.id for s in record.humans()}
-        for e in events:
-            if isinstance(e, ev.ActionDeclared) and e.claim is not None:
-                who, character = e.actor, e.claim
-            elif isinstance(e, ev.BlockDeclared):
-                who, character = e.blocker, e.character
-            else:
-                continue
-            if who in humans:
-                mine = record.claims.setdefault(str(who), {})
-                mine[character.value] = mine.get(character.value, 0) + 1
-
-    def _record_stats(self, record: GameRecord, winner: int | None, writes: Writes) -> None:
-        """Count the finished game for every person in it (same transaction as the step)."""
-        keys = self.keys
-        names: dict[str, str] = {}
-        for seat in record.humans():
-            key = keys.stats_user(seat.id)
-            writes.hincr.append((key, "played", 1))
-            writes.zincr.append((keys.stats_chat_played(record.chat_id), str(seat.id), 1))
-            if seat.id == winner:
-                writes.hincr.append((key, "won", 1))
-                writes.zincr.append((keys.stats_chat_wins(record.chat_id), str(seat.id), 1))
-            for character, n in record.claims.get(str(seat.id), {}).items():
-                writes.hincr.append((key, f"claim:{character}", n))
-            names[str(seat.id)] = seat.name
-        if names:
-            writes.hset[keys.stats_chat_names(record.chat_id)] = names
 
     def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
         record.status = status
@@ -422,6 +395,7 @@ class GameService:
                 events = game.leave(person.id)
             except IllegalDecision:
                 raise UserError(t.gettext("You are already out of this game.")) from None
+            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)  # issue 19 hook
             writes.delete.append(self.keys.user_game(person.id))
             self._apply_step(record, game, events, writes)
 
@@ -653,6 +627,7 @@ class GameService:
                 events = game.apply(person.id, decision)
             except IllegalDecision as err:
                 raise UserError(refusal_text(t, err.reason)) from None
+            archive.note_move(record, self.now_ms(), person.id, decision)  # issue 19 hook
             self._apply_step(record, game, events, writes)
 
         try:
@@ -691,6 +666,8 @@ class GameService:
 
     async def fire_deadline(self, game_id: str) -> None:
         """A deadline came due: start or close a lobby, or apply the timeout default."""
+        if await self.history.settle_if_over(game_id):  # issue 19 hook: count a finished game
+            return
         key = self.keys.game(game_id)
         now = self.now_ms()
         fired: list[bool] = []
@@ -719,9 +696,12 @@ class GameService:
                 ai = [p for p in game.awaiting().players if p in record.ai_ids()]
                 if ai and record.ai_due_ms is not None and record.ai_due_ms <= now:
                     rng = random.Random(f"{record.seed}:{game.version}:{ai[0]}")
-                    events = game.apply(ai[0], choose(view_of(game, ai[0]), rng))
+                    decision = choose(view_of(game, ai[0]), rng)
+                    events = game.apply(ai[0], decision)
+                    archive.note_move(record, now, ai[0], decision)  # issue 19 hook
                 else:
                     events = game.apply_timeout()
+                    archive.note_move(record, now, None, None)  # issue 19 hook
                 self._apply_step(record, game, events, writes)
             record.rev += 1
             writes.set_json[key] = record.to_dict()
@@ -807,25 +787,17 @@ class GameService:
         names = record.names()
         left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
         text = ui.board_text(t, game, names) + "\n\n" + ui.status_text(t, game, names, left)
+        if claimed := self.history.claims_line(t, record):  # issue 19 hook: claim tracker
+            text += "\n" + claimed
         return Reply(text)
 
     async def my_stats(self, person: Person) -> Reply:
-        """A person's games, wins and claims, in their language."""
-        t = await self.translator_for(person)
-        stats = await self.store.hash(self.keys.stats_user(person.id))
-        return Reply(ui.stats_text(t, stats))
+        """A person's rating, games, wins, claims and bluffs (issue 19: service/history.py)."""
+        return await self.history.stats(person, await self.translator_for(person))
 
     async def leaderboard(self, chat_id: int) -> Reply:
-        """The group's players by wins."""
-        t = await self.group_translator(chat_id)
-        keys = self.keys
-        top = await self.store.top(keys.stats_chat_wins(chat_id), 10)
-        names = await self.store.hash(keys.stats_chat_names(chat_id))
-        rows = []
-        for member, wins in top:
-            played = await self.store.score(keys.stats_chat_played(chat_id), member)
-            rows.append((names.get(member, member), wins, played))
-        return Reply(ui.leaderboard_text(t, rows))
+        """The group's players by rating (issue 19: service/history.py)."""
+        return await self.history.top(chat_id, await self.group_translator(chat_id))
 
     async def private_started(
         self, person: Person, payload: str | None, origin: Origin | None = None

@@ -51,7 +51,9 @@ class GameRecord:
     prompts: dict[int, int] = field(default_factory=dict)  # user -> context of open prompt
     deadline_ms: int | None = None
     ai_due_ms: int | None = None  # when an awaited AI player answers
-    claims: dict[str, dict[str, int]] = field(default_factory=dict)  # for the stats
+    claims: dict[str, dict[str, int]] = field(default_factory=dict)  # public claim tracker
+    moves: list[str] = field(default_factory=list)  # applied steps, coded (service/archive.py)
+    move_s: list[int] = field(default_factory=list)  # when each was applied (s after created)
     created_ms: int = 0
     rev: int = 0
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..engine import DecisionKind, Game
 from ..engine import events as ev
-from ..rendering import ui
+from ..rendering import history, ui
 from ..rendering.i18n import Catalogs, Translator
 from ..rendering.texts import describe, involves
 from .records import GameRecord, Timing
@@ -230,6 +230,8 @@ class StepMessages:
             return "\n".join(lines)
         if any(isinstance(e, ev.TurnStarted) for e in events):
             lines += ["", ui.board_text(t, game, names)]
+            if claimed := history.claims_line(t, record.claims, names):  # issue 19 hook
+                lines.append(claimed)
         lines += ["", ui.status_text(t, game, names, seconds_left)]
         return "\n".join(lines)
 

@@ -628,6 +628,17 @@ class Store:
             pipe.eval(_CLAIM_DUE, 1, self.keys.deadlines(bucket), now_ms, now_ms + lease_ms, limit)
         return [m.decode() for due in await pipe.execute() for m in due]
 
+    async def clear_deadline(self, game_id: str) -> None:
+        """Forget a game's deadline (whatever revision set it)."""
+        bucket = self.keys.bucket(game_id)
+        dl_keys = [self.keys.deadlines(bucket), self.keys.deadline_revs(bucket)]
+        await self.redis.eval(_DEADLINE, 2, *dl_keys, game_id, 1 << 50, "")
+
+    async def deadline_of(self, game_id: str) -> int | None:
+        """A game's armed deadline (epoch ms), None when it has none."""
+        due = await self.redis.zscore(self.keys.deadlines(self.keys.bucket(game_id)), game_id)
+        return None if due is None else int(due)
+
     async def deadline_counts(self, now_ms: int, late_ms: int) -> tuple[int, int, int]:
         """Deadlines due now, due for longer than `late_ms`, and all of them."""
         pipe = self._pipe()

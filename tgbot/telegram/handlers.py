@@ -11,6 +11,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
+from ..rendering import history as history_texts
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Translator
 from ..service.game_service import AdminCheck, Duplicate, GameService, NeedsStart
@@ -173,6 +174,9 @@ class Dispatcher:
             return CallbackAnswer(query.id, await self._language_chosen(person, data[5:]))
         if data.startswith("cfg."):
             return await self._setting_pressed(query, person, data[4:], update_id)
+        if data.startswith(history_texts.REPLAY_BUTTON_PREFIX):  # issue 19 hook: Replay button
+            result = await self.service.history.replay_pressed(person, data, update_id)
+            return CallbackAnswer(query.id, result.text or None, result.alert)
         result = await self.service.press(
             person, data, update_id, is_admin=self._admin_check(person.id), chat_id=chat_id
         )
@@ -334,6 +338,11 @@ class Dispatcher:
             return await service.board(chat_id)
         if command == "top":
             return await service.leaderboard(chat_id)
+        if command == "claims":  # issue 19 hook
+            return service.history.claims(await service.game_of_chat(chat_id), t)
+        if command == "replay":  # issue 19 hook: the group's last game, public log only
+            await service.history.replay_for_group(origin, t)
+            return None
         if command == "settings":
             if not await admin_check(chat_id):
                 return Reply(t.gettext("Only group admins can change the settings."))
@@ -383,6 +392,14 @@ class Dispatcher:
             return None
         if command == "stats":
             return await service.my_stats(person)
+        if command == "top":  # issue 19 hook: the board of all groups
+            return await service.history.top(None, await service.translator_for(person))
+        if command == "claims":  # issue 19 hook
+            record = await service.game_of_person(person.id)
+            return service.history.claims(record, await service.translator_for(person))
+        if command == "replay":  # issue 19 hook: public log, then the person's own view
+            await service.history.replay_for_person(person, origin, args)
+            return None
         if command == "language":
             screen = ui.language_screen(await service.translator_for(person))
             return Reply(screen.text, screen.keyboard)

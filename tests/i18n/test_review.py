@@ -1,0 +1,433 @@
+"""The native review of the Georgian text (issue 16): what it found stays fixed.
+
+docs/ka-review-status.md lists every point of the review; the user's rules text is
+docs/seed-rules.ka.txt.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations_with_replacement
+from pathlib import Path
+
+import polib
+import pytest
+
+from tgbot.config import DEFAULT_LOCALES
+from tgbot.engine import Action, Block, Character, DecisionKind, Game, KeepCards
+from tgbot.engine import events as ev
+from tgbot.rendering import ui
+from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
+from tgbot.rendering.i18n import Catalogs, Translator
+from tgbot.rendering.texts import action_name, block_text, character_name, describe
+
+CATALOGS = Catalogs(DEFAULT_LOCALES)
+KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
+PO = {lang: DEFAULT_LOCALES / lang / "LC_MESSAGES" / "messages.po" for lang in ("ka", "en")}
+BASE = (Character.DUKE, Character.ASSASSIN, Character.CAPTAIN, Character.AMBASSADOR,
+        Character.CONTESSA)  # fmt: skip
+
+# What Georgian needs, written out: the glossary's names declined.
+KA_INSTRUMENTAL = {
+    Character.DUKE: "ჰერცოგით",
+    Character.ASSASSIN: "ასასინით",
+    Character.CAPTAIN: "კაპიტნით",
+    Character.AMBASSADOR: "ელჩით",
+    Character.CONTESSA: "კონტესით",
+    Character.INQUISITOR: "ინკვიზიტორით",
+}
+KA_GENITIVE = {
+    Character.DUKE: "ჰერცოგის",
+    Character.ASSASSIN: "ასასინის",
+    Character.CAPTAIN: "კაპიტნის",
+    Character.AMBASSADOR: "ელჩის",
+    Character.CONTESSA: "კონტესის",
+    Character.INQUISITOR: "ინკვიზიტორის",
+}
+KA_ACTION_GENITIVE = {
+    Action.COUP: "აჯანყების",
+    Action.ASSASSINATE: "მოკვლის",
+    Action.STEAL: "მოპარვის",
+    Action.FOREIGN_AID: "საგარეო დახმარების",
+}
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_catalogue_complete_without_fuzzy_or_empty(lang: str) -> None:
+    po = polib.pofile(str(PO[lang]))
+    assert po.fuzzy_entries() == [] and po.untranslated_entries() == []
+    assert po.obsolete_entries() == []
+    for entry in po:
+        forms = entry.msgstr_plural.values() if entry.msgid_plural else [entry.msgstr]
+        assert all(form.strip() for form in forms), entry.msgid
+
+
+# ---- case forms -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_every_case_form_is_in_the_catalogue(lang: str) -> None:
+    """Each form is its own translated entry (msgctxt + name), for every character and action."""
+    po = polib.pofile(str(PO[lang]))
+    entries = {(e.msgctxt, e.msgid): e.msgstr for e in po if e.msgctxt}
+    wanted = [pair for forms in CHARACTER_FORMS.values() for pair in forms.values()]
+    wanted += [pair for forms in ACTION_FORMS.values() for pair in forms.values()]
+    assert len(wanted) == len(Case) * len(Character) + len(ACTION_FORMS[Case.GENITIVE])
+    for context, name in wanted:
+        assert entries.get((context, name)), (lang, context, name)
+    assert set(CHARACTER_FORMS[Case.INSTRUMENTAL]) == set(Character)
+    assert set(ACTION_FORMS[Case.GENITIVE]) == set(Action)
+
+
+def test_georgian_case_forms_are_the_declined_names() -> None:
+    for character in Character:
+        assert character_in(KA, character, Case.INSTRUMENTAL) == KA_INSTRUMENTAL[character]
+        assert character_in(KA, character, Case.GENITIVE) == KA_GENITIVE[character]
+        assert character_name(KA, character) != KA_INSTRUMENTAL[character]
+    for action, form in KA_ACTION_GENITIVE.items():
+        assert action_in(KA, action, Case.GENITIVE) == form
+    for action in Action:
+        assert action_in(KA, action, Case.GENITIVE).endswith("ის")
+
+
+def test_english_case_forms_are_the_plain_names() -> None:
+    for character in Character:
+        name = character_name(EN, character)
+        assert character_in(EN, character, Case.INSTRUMENTAL) == name
+        assert character_in(EN, character, Case.GENITIVE) == name + "'s"
+    for action in Action:
+        assert action_in(EN, action, Case.GENITIVE) == action_name(EN, action)
+
+
+@pytest.mark.parametrize("character", list(Character), ids=lambda c: c.value)
+def test_block_sentences_exist_for_every_character_in_both_languages(
+    character: Character,
+) -> None:
+    for t, ins in ((KA, KA_INSTRUMENTAL[character]), (EN, character_name(EN, character))):
+        lines = {you: block_text(t, character, "Nino", "Levan", you) for you in (None, "blocker")}
+        lines["actor"] = block_text(t, character, "Nino", "Levan", "actor")
+        assert len(set(lines.values())) == 3
+        for you, line in lines.items():
+            assert ins in line and "{" not in line, line
+            assert ("Nino" in line) == (you != "blocker"), line
+        assert "Levan" in lines[None]
+    # Georgian: the names stay nominative, the character takes the instrumental.
+    assert block_text(KA, character, "ნინო", "ლევანი") == (
+        f"🛡 ლევანი იბლოკება: ნინო {KA_INSTRUMENTAL[character]} ბლოკავს."
+    )
+    assert block_text(KA, character, "ნინო", "ლევანი", "actor") == (
+        f"🛡 ნინო {KA_INSTRUMENTAL[character]} გბლოკავს."
+    )
+
+
+def test_log_lines_use_the_case_forms() -> None:
+    names = {1: "ნინო", 2: "ლევანი"}
+    declared = ev.BlockDeclared(2, Character.CAPTAIN, 1, Action.STEAL)
+    assert describe(declared, KA, names) == "🛡 ნინო იბლოკება: ლევანი კაპიტნით ბლოკავს."
+    assert describe(declared, KA, names, 2) == "🛡 კაპიტნით ბლოკავ."
+    blocked = ev.ActionBlocked(1, Action.ASSASSINATE, 2, Character.CONTESSA)
+    assert describe(blocked, KA, names) == "🛡 კონტესის დაბლოკვა ძალაშია: მოკვლა ჩაიშალა."
+    assert describe(blocked, EN, {1: "A", 2: "B"}) == (
+        "🛡 The Contessa's block stands: Assassinate fails."
+    )
+
+
+# ---- what the review found ------------------------------------------------------------
+
+# Phrases the review marked as wrong or unnatural; none may come back in a Georgian msgstr.
+REJECTED = [
+    "ატარებ",  # "you carry": Pass (1.1, 1.2)
+    "გატარება",  # Pass as a verbal noun (2.1, 2.3, 2.4)
+    "გაატარებ",  # (2.2)
+    "შენგან პარავს",  # calque (1.3)
+    "სვლა გაცდა",  # broken verb form (1.4)
+    "მოთამაშისას",  # (1.5)
+    "ბარათი დეკში ბრუნდება და ახალს იღებს",  # the card takes a new one (1.6)
+    "ამოატრიალებს ბარათს:",  # future tense for a card already up (2.5)
+    "ამოატრიალე ბარათი:",  # reads as an order (2.6)
+    "და კლავს",  # the kill stated before it can be blocked (2.7, 2.8)
+    "და კლავ.",
+    "როგორც",  # "as the X" calque (2.9)
+    "(სვლა:",  # (2.9)
+    "ვუკავშირდები",  # the unreachable note addressed to nobody (2.10)
+    "გარიცხვა",  # (2.11)
+    "გაცდენილი",  # (2.11)
+    "🇬🇧 ინგლისური",  # (2.12)
+    "მოკვლა შედგა",  # (2.13)
+    "ბარათს —",  # dash plus colon (2.14)
+    "და პარავს.",  # (2.15)
+    "და პარავ.",
+    "აკეთებ ერთ-ერთს",  # (2.16)
+    "ბლეფის ავტორი",  # (2.17)
+    "ადმინები ცვლიან",  # (2.19, 2.23)
+    "ცვლიან ადმინები",
+    "იწყებენ.",
+    "აშორებს მხოლოდ",
+    "აუქმებს მხოლოდ",
+    "ღილაკი არასწორია",  # (2.20)
+    "ძალიან სწრაფად:",  # (2.21)
+    "AI-ის",  # (2.22)
+    "ნათამაშები:",  # (2.24)
+    "მოლოდინი:",  # the lobby's third name (3.2)
+    "თამაში დაიხურა",  # (3.2)
+    "გყოფნით",  # plural "you" (3.4)
+    "აირჩიე მოთამაშე",  # the picker says "player", the log "target" (3.5)
+    "დაბლოკვა: {character",  # the character cut off on the button (4.1)
+]
+
+
+def georgian_msgstrs() -> list[str]:
+    po = polib.pofile(str(PO["ka"]))
+    out: list[str] = []
+    for entry in po:
+        out += list(entry.msgstr_plural.values()) if entry.msgid_plural else [entry.msgstr]
+    return out
+
+
+@pytest.mark.parametrize("phrase", REJECTED)
+def test_rejected_phrasing_does_not_come_back(phrase: str) -> None:
+    hits = [s for s in georgian_msgstrs() if phrase in s]
+    assert not hits, hits
+
+
+def test_pass_reads_pass() -> None:
+    names = {1: "ნინო"}
+    assert describe(ev.ResponsePassed(1), KA, names, 1) == "✅ პასი."
+    assert describe(ev.ResponsePassed(1), KA, names) == "✅ ნინო: პასი."
+    assert KA.gettext("✅ Pass") == "✅ პასი"
+
+
+def test_leaving_and_being_knocked_out_are_worded_apart() -> None:
+    """A mid-game leave is followed by the elimination: the two must not say the same."""
+    game, _ = Game.new([1, 2, 3], 5)
+    events = game.leave(1)
+    left = [e for e in events if isinstance(e, ev.PlayerLeft)]
+    out = [e for e in events if isinstance(e, ev.PlayerEliminated)]
+    assert left and out
+    for t in (KA, EN):
+        for viewer in (None, 1, 2):
+            leave_line = describe(left[0], t, {1: "ნინო", 2: "B", 3: "C"}, viewer)
+            out_line = describe(out[0], t, {1: "ნინო", 2: "B", 3: "C"}, viewer)
+            assert leave_line and out_line
+            assert leave_line.split(" ", 1)[1] != out_line.split(" ", 1)[1]
+            if t is KA:
+                assert "თამაშს ტოვებ" in out_line and "თამაშს ტოვებ" not in leave_line
+    # The leaver reads their own leave in the second person, not their name.
+    assert describe(left[0], KA, {1: "ნინო"}, 1) == "🚪 თამაშიდან გახვედი."
+    assert describe(ev.PlayerLeft(1, afk=True), EN, {1: "A"}, 1) == (
+        "🚪 You missed too many turns and leave the game."
+    )
+
+
+def test_language_picker_names_each_language_in_itself() -> None:
+    for t in (KA, EN):
+        labels = [b["text"] for row in ui.language_screen(t).keyboard for b in row]
+        assert labels == ["🇬🇪 ქართული", "🇬🇧 English"]
+
+
+def test_unreachable_note_addresses_the_player() -> None:
+    msgid = (
+        "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press Start; "
+        "until then their decisions time out."
+    )
+    assert KA.gettext(msgid).startswith("📵 {player}, ") and "შენი სვლები" in KA.gettext(msgid)
+    assert EN.gettext(msgid).startswith("📵 {player}, ") and "your turns" in EN.gettext(msgid)
+
+
+# ---- buttons --------------------------------------------------------------------------
+
+# Telegram cuts an inline button's text with "…" rather than wrapping it. The review
+# (section 4) found 19-20 Mkhedruli characters at the limit two to a row and asked for 20;
+# Latin lower case is narrower (22). A button alone on its row may take 30 (the review:
+# 27 fine, 35 too long).
+SHARED_ROW = {"ka": 20, "en": 22}
+FULL_ROW = 30
+
+
+def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]:
+    """Every keyboard the players were shown in a few random games (prompts and lobby)."""
+    boards = [ui.lobby_screen(t, "abcdef", "N", ["N"], 60).keyboard]
+    boards.append(ui.language_screen(t).keyboard)
+    rng = random.Random(3)
+    for seed in range(25):
+        game, _ = Game.new([1, 2, 3, 4], seed)
+        names = {i: f"N{i}" for i in range(1, 5)}
+        while not game.over:
+            waiting = game.awaiting()
+            for pid in waiting.players:
+                a = ui.Asking(t, game, "abcdef", game.version, pid, names)
+                screen = {
+                    DecisionKind.TURN: lambda a=a: ui.turn_screen(a),
+                    DecisionKind.RESPONSE: lambda a=a: ui.response_screen(a, []),
+                    DecisionKind.LOSE_CARD: lambda a=a: ui.lose_screen(a, []),
+                    DecisionKind.EXCHANGE: lambda a=a: ui.exchange_screen(a, []),
+                }[waiting.kind]()  # type: ignore[index]
+                boards.append(screen.keyboard)
+            pid = waiting.players[0]
+            game.apply(pid, rng.choice(game.legal_decisions(pid)))
+    return boards
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_buttons_fit_their_row_on_a_phone(lang: str) -> None:
+    t = CATALOGS.get(lang)
+    seen: set[str] = set()
+    for keyboard in keyboards_of_random_games(t):
+        for row in keyboard:
+            limit = FULL_ROW if len(row) == 1 else SHARED_ROW[lang]
+            for button in row:
+                seen.add(button["text"])
+                assert len(button["text"]) <= limit, (lang, button["text"], len(row))
+    # The games reached the buttons the review measured.
+    assert t.gettext("✅ Pass") in seen
+    assert any(text.startswith("🛡") for text in seen)
+    assert ui.ACTION_BUTTONS[Action.FOREIGN_AID](t) in seen
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_every_block_and_keep_label_is_short(lang: str) -> None:
+    t = CATALOGS.get(lang)
+    labels = [ui.decision_label(t, Block(c), {}) for c in Character]
+    labels += [
+        ui.decision_label(t, KeepCards(pair), {}) for pair in combinations_with_replacement(BASE, 2)
+    ]
+    for label in labels:
+        assert len(label) <= SHARED_ROW[lang], label
+    if lang == "ka":  # the character is the whole label, in the instrumental
+        assert labels[: len(Character)] == [f"🛡 {KA_INSTRUMENTAL[c]}" for c in Character]
+    same = ui.decision_label(t, KeepCards((Character.AMBASSADOR, Character.AMBASSADOR)), {})
+    assert same == "2 × " + character_name(t, Character.AMBASSADOR)
+
+
+def test_foreign_aid_has_a_row_of_its_own() -> None:
+    game, _ = Game.new([1, 2, 3], 1)
+    actor = game.awaiting().players[0]
+    for t in (KA, EN):
+        keyboard = ui.turn_screen(ui.Asking(t, game, "abcdef", 0, actor, {})).keyboard
+        aid = ui.ACTION_BUTTONS[Action.FOREIGN_AID](t)
+        rows = [row for row in keyboard if any(b["text"] == aid for b in row)]
+        assert len(rows) == 1 and len(rows[0]) == 1
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_settings_buttons_fit_a_full_row(lang: str) -> None:
+    t = CATALOGS.get(lang)
+    for values in zip(*(ui.SETTING_CHOICES[k] for k in ui.SETTING_CHOICES), strict=False):
+        current = dict(zip(ui.SETTING_CHOICES, values, strict=True))
+        for row in ui.settings_screen(t, current).keyboard:
+            assert len(row) == 1 and len(row[0]["text"]) <= FULL_ROW, row
+
+
+# ---- /rules against the user's rules text (docs/seed-rules.ka.txt) -------------------
+
+SEED = Path(__file__).resolve().parents[2] / "docs" / "seed-rules.ka.txt"
+
+# For each action line of /rules: what it must say (the seed's points, the glossary's terms).
+RULE_LINES = {
+    "ka": {
+        "💰 შემოსავალი": ["განძიდან 1 მონეტა", "ვერავინ დაბლოკავს", "ვერავინ შეეწინააღმდეგება"],
+        "🤝 საგარეო დახმარება": [
+            "განძიდან 2 მონეტა",
+            "ნებისმიერ მოთამაშეს შეუძლია ჰერცოგით დაბლოკოს",
+        ],
+        "💥 აჯანყება": ["7 მონეტა საგანძურში", "ერთ ბარათს ამოატრიალებს", "10 ან მეტი"],
+        "👑 გადასახადი (ჰერცოგი)": ["განძიდან 3 მონეტა"],
+        "🗡 მოკვლა (ასასინი)": [
+            "3 მონეტა",
+            "ერთ ბარათს ამოატრიალებს",
+            "მხოლოდ სამიზნეს შეუძლია კონტესით დაბლოკოს",
+        ],
+        "🏴 მოპარვა (კაპიტანი)": [
+            "2 მონეტა",
+            "მხოლოდ სამიზნეს შეუძლია კაპიტნით ან ელჩით დაბლოკოს",
+        ],
+        "🔄 გაცვლა (ელჩი)": ["დეკიდან 2 ბარათი", "დანარჩენი დეკში დააბრუნე", "არ იბლოკება"],
+    },
+    "en": {
+        "💰 Income": ["1 coin from the treasury", "No one can block or challenge it"],
+        "🤝 Foreign Aid": ["2 coins", "Anyone can block it with the Duke"],
+        "💥 Coup": ["pay 7 coins into the treasury", "turns a card face up", "10 or more"],
+        "👑 Tax (Duke)": ["3 coins"],
+        "🗡 Assassinate (Assassin)": [
+            "pay 3 coins",
+            "turns a card face up",
+            "Only the target can block it, with the Contessa",
+        ],
+        "🏴 Steal (Captain)": [
+            "2 coins",
+            "Only the target can block it, with a Captain or an Ambassador",
+        ],
+        "🔄 Exchange (Ambassador)": ["2 cards from the deck", "the rest back", "cannot be blocked"],
+    },
+}
+# The rest of /rules: setup, claims, challenges (of actions and of blocks), elimination.
+RULE_POINTS = {
+    "ka": [
+        "15 ბარათია",
+        "ჰერცოგი, ასასინი, კაპიტანი, ელჩი და კონტესა",
+        "3-3 ბარათი",
+        "2 ბარათი, რომელიც საიდუმლოდ",
+        "და 2 მონეტა",
+        "ორკაციან თამაშში პირველი მოთამაშე 1 მონეტას",
+        "დანარჩენი ბარათები დეკში რჩება",
+        "განძში",
+        "ნებისმიერი ბარათის ქონა",
+        "ბლეფი დაშვებულია",
+        "სვლასაც და კონტრსვლასაც (დაბლოკვას)",
+        "ნებისმიერი მოთამაშე შეიძლება შეეწინააღმდეგოს",
+        "ვინც ბლეფობდა, ერთ ბარათს ამოატრიალებს",
+        "3 მონეტა უკან ბრუნდება",
+        "დეკში აბრუნებს და სანაცვლოდ ახალს იღებს",
+        "ვინც შეცდომით შეეწინააღმდეგა, ერთ ბარათს ამოატრიალებს",
+        "ორივე ბარათი ამოტრიალებული აქვს, თამაშს ტოვებს",
+    ],
+    "en": [
+        "15 cards",
+        "Duke, Assassin, Captain, Ambassador and Contessa",
+        "3 cards each",
+        "2 cards, to keep secret, and 2 coins",
+        "in a 2-player game the first player gets 1",
+        "The other cards stay in the deck",
+        "treasury",
+        "claim any character",
+        "bluffing is allowed",
+        "an action or a counteraction (a block), can be challenged by any player",
+        "the bluffer turns a card face up",
+        "returns the 3 coins",
+        "puts it back into the deck and draws a new one",
+        "the challenger turns a card face up",
+        "both cards face up is out of the game",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_rules_state_each_action_and_who_may_block_it(lang: str) -> None:
+    text = ui.rules_text(CATALOGS.get(lang))
+    lines = text.splitlines()
+    for head, points in RULE_LINES[lang].items():
+        line = [ln for ln in lines if ln.startswith(head + ":")]
+        assert len(line) == 1, head
+        for point in points:
+            assert point in line[0], (head, point)
+    for head in list(RULE_LINES[lang])[2:4]:  # Coup and Tax: nobody blocks them
+        line = next(ln for ln in lines if ln.startswith(head + ":"))
+        assert "დაბლოკ" not in line and "block" not in line, line
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_rules_state_every_other_point_of_the_seed(lang: str) -> None:
+    text = ui.rules_text(CATALOGS.get(lang))
+    for point in RULE_POINTS[lang]:
+        assert point in text, point
+    assert len(text) < 4096  # one Telegram message
+
+
+def test_georgian_rules_use_the_seed_terms() -> None:
+    """The structural words of the user's text appear in /rules, spelled as the seed spells them."""
+    seed, rules = SEED.read_text(encoding="utf-8"), ui.rules_text(KA)
+    for term in ("კონტრსვლა", "განძი", "საგანძურ", "დეკ", "ბლეფ", "შეეწინააღმდეგ", "დაიბრალო",
+                 "ამოატრიალ", "თამაშს ტოვებს", "იბლოკება"):  # fmt: skip
+        assert term in seed and term in rules, term
+    for character in BASE:
+        assert character_name(KA, character) in seed and character_name(KA, character) in rules

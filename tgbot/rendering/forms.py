@@ -1,0 +1,76 @@
+"""Case forms of the fixed words (characters, actions), one per grammatical slot.
+
+Georgian declines the names of characters and actions ("with the Duke" is an instrumental,
+"the Duke's block" a genitive), so a sentence cannot just insert the nominative name. Each
+form here is its own catalogue entry, with a context that says where it goes; a sentence
+that needs one names its placeholder after the case (``{character_ins}``,
+``{character_gen}``, ``{action_gen}``), so the translator writes the whole sentence around
+the right form. English fills each form as its own sentences need it (Duke, Duke's).
+Names of people are never declined: they stay nominative.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from ..engine import Action, Character
+from .i18n import NC_, Translator
+
+
+class Case(Enum):
+    """The grammatical slots a fixed word can fill in a sentence."""
+
+    INSTRUMENTAL = "ins"  # "blocks with the Duke"
+    GENITIVE = "gen"  # "the Duke's block"
+
+
+CHARACTER_FORMS: dict[Case, dict[Character, tuple[str, str]]] = {
+    Case.INSTRUMENTAL: {
+        Character.DUKE: NC_("character, instrumental: blocks with the …", "Duke"),
+        Character.ASSASSIN: NC_("character, instrumental: blocks with the …", "Assassin"),
+        Character.CAPTAIN: NC_("character, instrumental: blocks with the …", "Captain"),
+        Character.AMBASSADOR: NC_("character, instrumental: blocks with the …", "Ambassador"),
+        Character.CONTESSA: NC_("character, instrumental: blocks with the …", "Contessa"),
+        Character.INQUISITOR: NC_("character, instrumental: blocks with the …", "Inquisitor"),
+    },
+    Case.GENITIVE: {
+        Character.DUKE: NC_("character, genitive: the …'s block", "Duke"),
+        Character.ASSASSIN: NC_("character, genitive: the …'s block", "Assassin"),
+        Character.CAPTAIN: NC_("character, genitive: the …'s block", "Captain"),
+        Character.AMBASSADOR: NC_("character, genitive: the …'s block", "Ambassador"),
+        Character.CONTESSA: NC_("character, genitive: the …'s block", "Contessa"),
+        Character.INQUISITOR: NC_("character, genitive: the …'s block", "Inquisitor"),
+    },
+}
+
+ACTION_FORMS: dict[Case, dict[Action, tuple[str, str]]] = {
+    Case.GENITIVE: {
+        Action.INCOME: NC_("action, genitive: the target of the …", "Income"),
+        Action.FOREIGN_AID: NC_("action, genitive: the target of the …", "Foreign Aid"),
+        Action.COUP: NC_("action, genitive: the target of the …", "Coup"),
+        Action.TAX: NC_("action, genitive: the target of the …", "Tax"),
+        Action.ASSASSINATE: NC_("action, genitive: the target of the …", "Assassinate"),
+        Action.STEAL: NC_("action, genitive: the target of the …", "Steal"),
+        Action.EXCHANGE: NC_("action, genitive: the target of the …", "Exchange"),
+        Action.EXAMINE: NC_("action, genitive: the target of the …", "Examine"),
+        Action.CONVERT: NC_("action, genitive: the target of the …", "Conversion"),
+        Action.EMBEZZLE: NC_("action, genitive: the target of the …", "Embezzlement"),
+    },
+}
+
+
+def character_in(t: Translator, character: Character, case: Case) -> str:
+    """A character's name in a case, as the reader's language declines it."""
+    context, message = CHARACTER_FORMS[case][character]
+    return t.pgettext(context, message)
+
+
+def action_in(t: Translator, action: Action, case: Case) -> str:
+    """An action's name in a case, as the reader's language declines it."""
+    context, message = ACTION_FORMS[case][action]
+    return t.pgettext(context, message)
+
+
+def character_forms(t: Translator, character: Character) -> dict[str, str]:
+    """Every case form of a character, as format arguments: character_ins, character_gen."""
+    return {f"character_{case.value}": character_in(t, character, case) for case in Case}

@@ -1,0 +1,247 @@
+"""Ratings, stats, the claim tracker, the bluff summary and replays, as text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..engine import Character
+from ..engine import events as ev
+from .i18n import Translator
+from .texts import Names, character_name, describe
+
+MAX_TEXT = 4096  # Telegram's limit for one message
+TABLE_LINE_MAX = 200  # the claim tracker goes on the table only while it is this short
+CONSERVATIVE_SIGMAS = 3  # openskill's ordinal: mu - 3 sigma
+REPLAY_BUTTON_PREFIX = "rp."
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """The rating a board ranks by: a few standard deviations below the estimate."""
+    return mu - CONSERVATIVE_SIGMAS * sigma
+
+
+def _number(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def replay_button(t: Translator, game_id: str) -> list[list[dict[str, str]]]:
+    """The keyboard under the bluff summary: one button that sends the replay privately."""
+    return [[{"text": t.gettext("📜 Replay"), "data": REPLAY_BUTTON_PREFIX + game_id}]]
+
+
+# ---- /stats and /top -----------------------------------------------------------------
+
+
+def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, float] | None) -> str:
+    """A person's rating, games, wins, and claims with how many were bluffs."""
+    played = counts.get("played", 0)
+    if not played:
+        return t.gettext("📊 No finished games yet. Play one with /newgame in a group!")
+    won = counts.get("won", 0)
+    lines = []
+    if rating is not None:
+        mu, sigma = rating
+        lines.append(
+            t.gettext("⭐ Rating {rating} (estimate {mu} ± {sigma})").format(
+                rating=_number(conservative(mu, sigma)), mu=_number(mu), sigma=_number(sigma)
+            )
+        )
+    lines += [
+        t.ngettext("📊 {n} game played", "📊 {n} games played", played).format(n=played),
+        t.ngettext("🏆 {n} win ({percent}%)", "🏆 {n} wins ({percent}%)", won).format(
+            n=won, percent=round(100 * won / played)
+        ),
+    ]
+    claimed = sorted(
+        ((Character(k.split(":", 1)[1]), n) for k, n in counts.items() if k.startswith("claim:")),
+        key=lambda x: -x[1],
+    )
+    if claimed:
+        lines.append(t.gettext("🎭 What you claimed (bluffs of it):"))
+        for character, n in claimed:
+            bluffs = counts.get(f"bluff:{character.value}", 0)
+            lines.append(
+                t.ngettext(
+                    "{character}: {n} time, {bluffs} bluffs ({percent}%)",
+                    "{character}: {n} times, {bluffs} bluffs ({percent}%)",
+                    n,
+                ).format(
+                    character=character_name(t, character),
+                    n=n,
+                    bluffs=bluffs,
+                    percent=round(100 * bluffs / n),
+                )
+            )
+    return "\n".join(lines)
+
+
+def top_text(
+    t: Translator,
+    people: Sequence[tuple[str, float, float, int]],
+    ai: Sequence[tuple[str, float, float, int]],
+    every_group: bool = False,
+) -> str:
+    """A board: people by conservative rating with games played; AI players apart."""
+    if not people and not ai:
+        return t.gettext("🏆 No rated games in this group yet (a game counts with 2+ people).")
+    if every_group:
+        lines = [t.gettext("🏆 Best players of all groups (rating, games):")]
+    else:
+        lines = [t.gettext("🏆 Best players of this group (rating, games):")]
+
+    def rows(entries: Sequence[tuple[str, float, float, int]]) -> None:
+        for i, (name, mu, sigma, games) in enumerate(entries, 1):
+            lines.append(
+                t.ngettext(
+                    "{place}. {name}: {rating} ({games} game)",
+                    "{place}. {name}: {rating} ({games} games)",
+                    games,
+                ).format(place=i, name=name, rating=_number(conservative(mu, sigma)), games=games)
+            )
+
+    rows(people)
+    if ai:
+        lines += ["", t.gettext("🤖 AI players:")]
+        rows(ai)
+    lines += ["", t.gettext("The rating is the estimate minus three times its uncertainty.")]
+    return "\n".join(lines)
+
+
+# ---- the public claim tracker -----------------------------------------------------------
+
+
+def _claim_entries(
+    t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names
+) -> list[str]:
+    entries = []
+    for player_id, name in names.items():
+        mine = claims.get(str(player_id), {})
+        if not mine:
+            continue
+        listing = ", ".join(
+            f"{character_name(t, Character(c))}" + (f" ×{n}" if n > 1 else "")
+            for c, n in sorted(mine.items(), key=lambda x: -x[1])
+        )
+        entries.append(f"{name}: {listing}")
+    return entries
+
+
+def claims_text(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> str:
+    """/claims: who has claimed which character in this game (public information only)."""
+    entries = _claim_entries(t, claims, names)
+    if not entries:
+        return t.gettext("🗣 Nobody has claimed a character in this game yet.")
+    return "\n".join([t.gettext("🗣 Claimed in this game:"), *entries])
+
+
+def claims_line(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> str:
+    """The claim tracker as one line for the table, or "" when it is empty or too long."""
+    entries = _claim_entries(t, claims, names)
+    line = t.gettext("🗣 Claimed: {list}").format(list="; ".join(entries)) if entries else ""
+    return line if len(line) <= TABLE_LINE_MAX else ""
+
+
+# ---- the end of a game -----------------------------------------------------------------
+
+
+def bluff_summary(
+    t: Translator, claims: Iterable[tuple[int, Character, int, bool]], names: Names
+) -> str:
+    """Who claimed what and on which turn, and whether it was true (✅) or a bluff (❌)."""
+    by_player: dict[int, list[str]] = {}
+    for player, character, turn, true in claims:
+        mark = "✅" if true else "❌"
+        by_player.setdefault(player, []).append(
+            t.gettext("{mark}{character} (turn {turn})").format(
+                mark=mark, character=character_name(t, character), turn=turn
+            )
+        )
+    if not by_player:
+        return t.gettext("🎭 Nobody claimed a character in this game.")
+    lines = [t.gettext("🎭 Claims revealed (✅ true, ❌ bluff):")]
+    for player, name in names.items():
+        if player in by_player:
+            lines.append(f"{name}: " + ", ".join(by_player[player]))
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
+# ---- replays -----------------------------------------------------------------------------
+
+
+def split_messages(lines: Sequence[str], limit: int = MAX_TEXT) -> list[str]:
+    """Join lines into as few messages of at most `limit` characters as they fit in."""
+    messages: list[str] = []
+    current = ""
+    for line in lines:
+        while len(line) > limit:  # one very long line: cut it (never happens with our texts)
+            if current:
+                messages.append(current)
+                current = ""
+            messages.append(line[:limit])
+            line = line[limit:]
+        if current and len(current) + 1 + len(line) > limit:
+            messages.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current:
+        messages.append(current)
+    return messages
+
+
+def public_log(
+    t: Translator, steps: Sequence[Sequence[ev.Event]], names: Names, header: str
+) -> list[str]:
+    """The group's view of a whole game, one line per public event."""
+    lines = [header]
+    for events in steps:
+        lines += [
+            line
+            for e in events
+            if e.recipient is None
+            and not isinstance(e, ev.ResponsePassed)
+            and (line := describe(e, t, names))
+        ]
+    return lines
+
+
+def private_log(
+    t: Translator, steps: Sequence[Sequence[ev.Event]], names: Names, viewer: int
+) -> list[str]:
+    """What only `viewer` saw: their cards, draws and exchanges."""
+    lines = [t.gettext("🔒 Your private view:")]
+    for events in steps:
+        lines += [
+            line
+            for e in events
+            if e.recipient == viewer and (line := describe(e, t, names, viewer))
+        ]
+    return lines
+
+
+def replay_header(t: Translator, game_id: str, started: str) -> str:
+    """The first line of a replay."""
+    return t.gettext("📜 Replay of game {game} ({date}), public log:").format(
+        game=game_id, date=started
+    )
+
+
+def does_not_replay_text(t: Translator) -> str:
+    """What a person reads when a record does not rebuild the game it recorded."""
+    return t.gettext(
+        "⚠️ The record of this game no longer replays to the same result, so I will not "
+        "show it. The problem has been logged."
+    )
+
+
+def help_lines(t: Translator) -> str:
+    """The /help lines of the rating, claim and replay commands."""
+    return t.gettext(
+        "Records and ratings:\n"
+        "/top (group): the group's best players by rating\n"
+        "/claims (group): who has claimed which character in this game\n"
+        "/stats (private): your rating, games, wins and bluffs\n"
+        "/top (private): the best players of all groups\n"
+        "/replay (private): replay your last game; in a group: its last game's public log"
+    )

@@ -1,0 +1,305 @@
+"""What outlives a game: its record, the ratings and stats it counts for, its replay.
+
+The game's last transaction stores its record (in the game's slot) and arms the game's
+deadline to fire at once; the deadline then counts the game on the group's board, on the
+board of all groups and in each person's stats, each in its own single-slot transaction
+that is a no-op if that scope counted the game before (see storage/history_store.py). A
+crash anywhere in between leaves the deadline armed, so the counting resumes, once.
+
+Ratings: openskill's Plackett-Luce model, the one openskill recommends for free-for-all
+games of any size: the winner ranks first, then the players in the reverse order they went
+out. Boards rank by mu - 3 sigma, so a newcomer starts at 0 and one lucky game does not top
+a board.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from ..engine import Game
+from ..engine import events as ev
+from ..rendering import history as texts
+from ..rendering.i18n import Catalogs, Translator, pick_language
+from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
+from ..storage.keys import chat_owner
+from ..storage.store import Store, Writes
+from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
+from .records import GameRecord
+from .results import CallbackResult, Origin, Person, Reply, UserError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RECORD_DAYS = 30
+MIN_PEOPLE = 2  # a game counts for ratings and stats with at least this many people
+TOP_PEOPLE, TOP_AI = 10, 5
+GAME_ID = re.compile(r"[a-z0-9]{6,16}")
+DAY_MS = 24 * 3600 * 1000
+
+
+def ai_member(seat_id: int) -> str:
+    """An AI player's member name on a board (one per AI seat name: Nino, Levan, ...)."""
+    return f"ai{seat_id}"
+
+
+class History:
+    """Game records, ratings, personal stats, the claim tracker and replays."""
+
+    def __init__(
+        self,
+        store: Store,
+        catalogs: Catalogs,
+        committed: Callable[[str], Awaitable[None]],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.records = HistoryStore(store.redis, store.keys.prefix)
+        self.catalogs = catalogs
+        self.committed = committed
+        self.clock = clock
+        self.record_ttl_s = DEFAULT_RECORD_DAYS * 24 * 3600
+        self.model = PlackettLuce()
+
+    # ---- during a game -----------------------------------------------------------------
+
+    @staticmethod
+    def tally_claims(record: GameRecord, events: list[Any]) -> None:
+        """Count the characters each player claimed out loud (public: the claim tracker)."""
+        for e in events:
+            if isinstance(e, ev.ActionDeclared) and e.claim is not None:
+                who, character = e.actor, e.claim
+            elif isinstance(e, ev.BlockDeclared):
+                who, character = e.blocker, e.character
+            else:
+                continue
+            mine = record.claims.setdefault(str(who), {})
+            mine[character.value] = mine.get(character.value, 0) + 1
+
+    def claims_line(self, t: Translator, record: GameRecord) -> str:
+        """The claim tracker's line for the table ("" when empty or long)."""
+        return texts.claims_line(t, record.claims, record.names())
+
+    # ---- the game's last transaction ---------------------------------------------------
+
+    def game_over(self, record: GameRecord, game: Game, writes: Writes, now_ms: int) -> None:
+        """Store the game's record, reveal the bluffs, and arm the counting of the game.
+
+        Called in the game's last transaction, after the game was closed (_finish).
+        """
+        archive = archive_of(record, game, now_ms)
+        key = self.records.keys.archive(record.id)
+        writes.set_str[key] = encode_archive(archive)
+        writes.expire[key] = self.record_ttl_s
+        try:
+            replayed = replay(archive)
+        except DoesNotReplay as err:
+            log.error("game %s: its record does not replay (%s); no bluff summary", record.id, err)
+        else:
+            t = self.catalogs.get(record.lang)
+            claims = [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
+            summary = texts.bluff_summary(t, claims, replayed.names())
+            writes.send(
+                record.id,
+                {
+                    "op": "send",
+                    "chat": record.chat_id,
+                    "thread": record.thread_id,
+                    "text": summary,
+                    "kb": texts.replay_button(t, record.id),
+                    "ref": None,
+                },
+            )
+        # The deadline (closed by _finish) fires at once, to count the game (settle_if_over).
+        writes.deadline_clear = [g for g in writes.deadline_clear if g != record.id]
+        writes.deadline_set[record.id] = now_ms
+
+    # ---- after it: counting, once per scope --------------------------------------------
+
+    async def settle_if_over(self, game_id: str) -> bool:
+        """If the game is over and kept, count it everywhere (again: no-op) and disarm its
+        deadline; False for a game that is not over."""
+        archive = await self.records.archive(game_id)
+        if archive is None:
+            return False
+        await self.settle(archive)
+        await self.store.clear_deadline(game_id)
+        return True
+
+    async def settle(self, archive: dict[str, Any]) -> None:
+        """Count a finished game on its group's board, the global board and in each
+        person's stats; each scope at most once."""
+        game_id, end_ms = str(archive["id"]), int(archive["end"])
+        keep_ms = self.record_ttl_s * 1000 + DAY_MS  # the lists outlive the records a little
+        players = [(int(p[0]), str(p[1]), bool(p[3])) for p in archive["players"]]
+        humans = [pid for pid, _, ai in players if not ai]
+        counted = len(humans) >= MIN_PEOPLE
+        winner = archive.get("winner")
+        replayed: Replayed | None
+        try:
+            replayed = replay(archive)
+            places = {pid: i for i, pid in enumerate(replayed.ranking(), 1)}
+        except DoesNotReplay as err:
+            # Who won is recorded; the order of the others and the bluffs are not known.
+            log.error("game %s does not replay (%s): counted without its bluffs", game_id, err)
+            replayed = None
+            places = {pid: 1 if pid == winner else 2 for pid, _, _ in players}
+        members = [str(pid) if not ai else ai_member(pid) for pid, _, ai in players]
+
+        def rate(seen: dict[str, Rated | None]) -> list[tuple[Rated, bool, float]]:
+            model = self.model
+            teams = []
+            for m in members:
+                old = seen.get(m)
+                teams.append([model.rating() if old is None else model.rating(old.mu, old.sigma)])
+            ranks: list[float] = [places[pid] for pid, _, _ in players]
+            new = model.rate(teams, ranks=ranks)
+            out = []
+            for (pid, name, ai), member, team in zip(players, members, new, strict=True):
+                before = seen.get(member)
+                games = (before.games if before else 0) + 1
+                wins = (before.wins if before else 0) + (pid == winner)
+                now = team[0]
+                score = texts.conservative(now.mu, now.sigma)
+                out.append((Rated(member, now.mu, now.sigma, games, wins, name), ai, score))
+            return out
+
+        for scope in (group_scope(int(archive["chat"])), GLOBAL_SCOPE):
+            await self.records.rate_once(
+                scope, game_id, end_ms, keep_ms, members, rate if counted else None
+            )
+        for pid in humans:
+            counts: dict[str, int] = {}
+            if counted:
+                counts = {"played": 1, "won": int(pid == winner)}
+                for claim in replayed.claims if replayed else []:
+                    if claim.player == pid:
+                        for name in ("claim", *(() if claim.true else ("bluff",))):
+                            field = f"{name}:{claim.character.value}"
+                            counts[field] = counts.get(field, 0) + 1
+            await self.records.count_person_once(pid, game_id, end_ms, keep_ms, counts)
+        log.info("game %s counted (%s)", game_id, "rated" if counted else "fewer than 2 people")
+
+    # ---- reading ------------------------------------------------------------------------
+
+    async def stats(self, person: Person, t: Translator) -> Reply:
+        """/stats: a person's rating over all groups, games, wins, claims and bluffs."""
+        counts = await self.records.person_stats(person.id)
+        rated = await self.records.rating(GLOBAL_SCOPE, str(person.id))
+        rating = None if rated is None else (rated.mu, rated.sigma)
+        return Reply(texts.stats_text(t, counts, rating))
+
+    async def top(self, chat_id: int | None, t: Translator) -> Reply:
+        """/top: a group's board (None: all groups') by conservative rating, AI apart."""
+        scope = GLOBAL_SCOPE if chat_id is None else group_scope(chat_id)
+        people = await self.records.board(scope, False, TOP_PEOPLE)
+        ai = await self.records.board(scope, True, TOP_AI)
+
+        def rows(entries: list[Rated]) -> list[tuple[str, float, float, int]]:
+            return [(r.name, r.mu, r.sigma, r.games) for r in entries]
+
+        return Reply(texts.top_text(t, rows(people), rows(ai), every_group=chat_id is None))
+
+    @staticmethod
+    def claims(record: GameRecord | None, t: Translator) -> Reply:
+        """/claims: who has claimed which character in the running game."""
+        if record is None or record.engine is None:
+            return Reply(t.gettext("No game here. Start one with /newgame."))
+        return Reply(texts.claims_text(t, record.claims, record.names()))
+
+    # ---- replays ------------------------------------------------------------------------
+
+    async def replay_for_person(self, person: Person, origin: Origin, game_id: str) -> None:
+        """/replay in private: the public log and then the person's own view, in their
+        language; `game_id` "" for their last game."""
+        t = await self._translator(person)
+        if game_id and not GAME_ID.fullmatch(game_id):
+            raise UserError(t.gettext("There is no game with that id."))
+        if not game_id:
+            latest = await self.records.latest_games(self.records.keys.person_games(person.id), 1)
+            if not latest:
+                raise UserError(self._none_kept(t))
+            game_id = latest[0]
+        archive = await self.records.archive(game_id)
+        if archive is None:
+            raise UserError(self._none_kept(t))
+        if person.id not in [int(p[0]) for p in archive["players"] if not p[3]]:
+            raise UserError(t.gettext("Only the players of a game can ask for its replay."))
+        await self._queue(origin, person.id, None, self._texts(t, archive, person.id))
+
+    async def replay_for_group(self, origin: Origin, t: Translator) -> None:
+        """/replay in a group: the public log of its last finished game."""
+        scope = group_scope(origin.chat_id)
+        latest = await self.records.latest_games(self.records.keys.scope_games(scope), 1)
+        archive = await self.records.archive(latest[0]) if latest else None
+        if archive is None:
+            raise UserError(self._none_kept(t))
+        await self._queue(origin, origin.chat_id, origin.thread_id, self._texts(t, archive, None))
+
+    async def replay_pressed(self, person: Person, data: str, update_id: int) -> CallbackResult:
+        """The Replay button under a game's summary: its player gets it privately."""
+        t = await self._translator(person)
+        game_id = data.removeprefix(texts.REPLAY_BUTTON_PREFIX)
+        try:
+            await self.replay_for_person(person, Origin(update_id, person.id), game_id)
+        except UserError as err:
+            return CallbackResult(err.text, alert=True)
+        return CallbackResult(t.gettext("📬 I sent you the replay in private."))
+
+    def _texts(self, t: Translator, archive: dict[str, Any], viewer: int | None) -> list[str]:
+        try:
+            replayed = replay(archive)
+        except DoesNotReplay as err:
+            log.error("replay of game %s refused: %s", archive.get("id"), err)
+            return [texts.does_not_replay_text(t)]
+        names = replayed.names()
+        started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(archive["start"]) / 1000))
+        header = texts.replay_header(t, str(archive["id"]), started)
+        messages = texts.split_messages(texts.public_log(t, replayed.steps, names, header))
+        if viewer is not None:
+            messages += texts.split_messages(texts.private_log(t, replayed.steps, names, viewer))
+        return messages
+
+    def _none_kept(self, t: Translator) -> str:
+        days = self.record_ttl_s // 86400
+        return t.ngettext(
+            "No finished game of yours is kept (records are kept for {days} day).",
+            "No finished game of yours is kept (records are kept for {days} days).",
+            days,
+        ).format(days=days)
+
+    async def _translator(self, person: Person) -> Translator:
+        prefs = await self.store.user_prefs(person.id)
+        return self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+
+    async def _queue(
+        self, origin: Origin, chat_id: int, thread_id: int | None, messages: list[str]
+    ) -> None:
+        """Queue messages for a chat with the update's mark, in one transaction (delivered
+        by the sender, never from the handler)."""
+        owner = chat_owner(chat_id)
+
+        def build(_: dict[str, str | None]) -> Writes:
+            writes = Writes(mark_update=origin.update_id)
+            for text in messages:
+                writes.send(
+                    owner,
+                    {
+                        "op": "send",
+                        "chat": chat_id,
+                        "thread": thread_id,
+                        "text": text,
+                        "kb": None,
+                        "ref": None,
+                        "direct": True,
+                    },
+                )
+            return writes
+
+        scope = self.store.keys.outbox(owner)
+        await self.store.atomic([], build, origin.update_id, scope=scope)  # Duplicate if seen
+        await self.committed(owner)

@@ -1,0 +1,205 @@
+"""Redis keys and once-per-game writes for game records, ratings and personal stats.
+
+Every write here is its own single-slot transaction, so that it works on Redis Cluster
+too: a game's record shares the game's hash tag; a rating board (one per group, one over
+all groups) has the tag ``{r:<scope>}``; a person's stats the tag ``{u:<id>}``. Each scope
+keeps the games it has counted in a sorted set in its own slot (game id -> when it ended):
+a game is counted in a scope in the same transaction that adds it there, so counting again
+after a crash or a retry changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import WatchError
+
+from .store import MAX_CAS_ATTEMPTS, Conflict
+
+GLOBAL_SCOPE = "all"
+
+
+def _text(value: Any) -> str:
+    """A Redis reply (bytes) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def group_scope(chat_id: int) -> str:
+    """The rating scope of one group."""
+    return f"c:{chat_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryKeys:
+    """Key names under the bot's prefix."""
+
+    prefix: str = "coup"
+
+    def archive(self, game_id: str) -> str:
+        """A finished game's record (JSON), in the game's slot."""
+        return f"{self.prefix}:{{g:{game_id}}}:archive"
+
+    def ratings(self, scope: str) -> str:
+        """Hash: member -> JSON {mu, s(igma), g(ames), w(ins), n(ame)}."""
+        return f"{self.prefix}:{{r:{scope}}}:ratings"
+
+    def ranks(self, scope: str, ai: bool) -> str:
+        """Sorted set: member -> conservative rating (people and AI players apart)."""
+        return f"{self.prefix}:{{r:{scope}}}:rank:{'ai' if ai else 'people'}"
+
+    def scope_games(self, scope: str) -> str:
+        """Sorted set: the games counted on this board (game id -> end, epoch ms)."""
+        return f"{self.prefix}:{{r:{scope}}}:games"
+
+    def person(self, user_id: int) -> str:
+        """Hash: a person's games, wins, claims and bluffs by character."""
+        return f"{self.prefix}:{{u:{user_id}}}:stats"
+
+    def person_games(self, user_id: int) -> str:
+        """Sorted set: the games a person played (game id -> end, epoch ms)."""
+        return f"{self.prefix}:{{u:{user_id}}}:games"
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """One member's rating on a board."""
+
+    member: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    name: str
+
+
+def read_rated(member: str, raw: bytes | str | None) -> Rated | None:
+    """Parse a member's stored rating."""
+    if raw is None:
+        return None
+    data = json.loads(raw)
+    return Rated(member, data["mu"], data["s"], data["g"], data["w"], data.get("n", member))
+
+
+def rated_json(r: Rated) -> str:
+    """The stored form of a rating."""
+    return json.dumps(
+        {"mu": round(r.mu, 6), "s": round(r.sigma, 6), "g": r.games, "w": r.wins, "n": r.name},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+class HistoryStore:
+    """Reads and once-per-game writes of records, boards and personal stats."""
+
+    def __init__(self, redis: Redis, prefix: str) -> None:
+        self.redis = redis
+        self.keys = HistoryKeys(prefix)
+
+    async def archive(self, game_id: str) -> dict[str, Any] | None:
+        """A finished game's record, if it is still kept."""
+        raw = await self.redis.get(self.keys.archive(game_id))
+        return None if raw is None else json.loads(raw)
+
+    async def _once(
+        self,
+        games_key: str,
+        game_id: str,
+        end_ms: int,
+        keep_ms: int,
+        watch: list[str],
+        write: Callable[[Any, dict[str, Any]], None],
+        read: Callable[[Any], Any] | None = None,
+    ) -> bool:
+        """Run `write` (queueing commands on a MULTI pipeline) unless `game_id` is already
+        in `games_key`; add it there in the same transaction. True if it was written now."""
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(games_key, *watch)
+                    if await pipe.zscore(games_key, game_id) is not None:
+                        return False
+                    seen = {} if read is None else await read(pipe)
+                    pipe.multi()
+                    write(pipe, seen)
+                    pipe.zadd(games_key, {game_id: end_ms})
+                    pipe.zremrangebyscore(games_key, "-inf", end_ms - keep_ms)
+                    await pipe.execute()
+                    return True
+                except WatchError:
+                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {games_key}")
+
+    async def rate_once(
+        self,
+        scope: str,
+        game_id: str,
+        end_ms: int,
+        keep_ms: int,
+        members: list[str],
+        rate: Callable[[dict[str, Rated | None]], list[tuple[Rated, bool, float]]] | None,
+    ) -> bool:
+        """Count a game on a board once: `rate` gets the members' current ratings and returns
+        (new rating, is AI, conservative score) for each; None just lists the game there."""
+        keys = self.keys
+        ratings = keys.ratings(scope)
+
+        async def read(pipe: Any) -> dict[str, Any]:
+            if not members:
+                return {}
+            raw = await pipe.hmget(ratings, members)
+            return {m: read_rated(m, r) for m, r in zip(members, raw, strict=True)}
+
+        def write(pipe: Any, seen: dict[str, Any]) -> None:
+            if rate is None:
+                return
+            for new, ai, score in rate(seen):
+                pipe.hset(ratings, new.member, rated_json(new))
+                pipe.zadd(keys.ranks(scope, ai), {new.member: score})
+
+        return await self._once(
+            keys.scope_games(scope), game_id, end_ms, keep_ms, [ratings], write, read
+        )
+
+    async def count_person_once(
+        self, user_id: int, game_id: str, end_ms: int, keep_ms: int, counts: dict[str, int]
+    ) -> bool:
+        """Add a game's counts to a person's stats once (and list the game as theirs)."""
+        person = self.keys.person(user_id)
+
+        def write(pipe: Any, _: dict[str, Any]) -> None:
+            for name, amount in counts.items():
+                pipe.hincrby(person, name, amount)
+
+        return await self._once(
+            self.keys.person_games(user_id), game_id, end_ms, keep_ms, [], write
+        )
+
+    async def board(self, scope: str, ai: bool, n: int) -> list[Rated]:
+        """The n best members of a board, best first."""
+        keys = self.keys
+        top = await self.redis.zrevrange(keys.ranks(scope, ai), 0, n - 1)
+        if not top:
+            return []
+        members = [_text(m) for m in top]
+        raw = await self.redis.hmget(keys.ratings(scope), members)
+        return [r for m, x in zip(members, raw, strict=True) if (r := read_rated(m, x))]
+
+    async def rating(self, scope: str, member: str) -> Rated | None:
+        """One member's rating on a board."""
+        return read_rated(member, await self.redis.hget(self.keys.ratings(scope), member))
+
+    async def person_stats(self, user_id: int) -> dict[str, int]:
+        """A person's counts."""
+        raw = await self.redis.hgetall(self.keys.person(user_id))
+        return {_text(k): int(v) for k, v in raw.items()}
+
+    async def latest_games(self, games_key: str, n: int) -> list[str]:
+        """The n most recent games of a person's or a board's list."""
+        return [_text(g) for g in await self.redis.zrevrange(games_key, 0, n - 1)]
