@@ -175,13 +175,24 @@ async def main() -> None:
                 over = [await store.get_json(service.keys.game(i)) for i in ids]
                 assert all(r is not None and r["status"] == "over" for r in over)
                 table("every key, by kind, right after the games:", total, count, len(ids))
-                stats = Counter({k: v for k, v in lasting.items() if k.startswith("stats:")})
+                stats = Counter(
+                    {
+                        k: v
+                        for k, v in lasting.items()
+                        if k.startswith(("stats:", "{u:", "{r:")) or k.endswith(":archive")
+                    }
+                )
                 prefs = Counter({k: v for k, v in lasting.items() if k.endswith(":prefs")})
                 left = lasting - stats - prefs
                 per_game = table(
                     "still there after 24 h, less stats and preferences:", left, count, len(ids)
                 )
-                table("  the stats (kept for good):", stats, count, len(ids))
+                table(
+                    "  the stats, boards and kept game records (issue 19, kept by design):",
+                    stats,
+                    count,
+                    len(ids),
+                )
                 table(
                     "  the players' preferences (a person's, not a game's):", prefs, count, len(ids)
                 )

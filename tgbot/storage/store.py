@@ -13,15 +13,17 @@ What lives elsewhere is written in single-slot operations around it, in this ord
 2. the commit (record, outbox, message ids, its update ids);
 3. after it: the deadline set exactly (guarded by the record's revision, so a slow older
    step never overrides a newer one), deadlines cleared, index entries removed (only if
-   they still name this game), stats counted.
+   they still name this game), counters in other slots incremented.
 
 The record is the truth. Whatever step 1 leaves behind when the commit never happens (a
 conflict, a refusal, a crash) is harmless: a claim is released, or later read as absent
 because the game it names does not exist or is over; a deadline fires early and is re-armed
 from the record; a mark leads the sweeper to an empty outbox, which it drops. What a crash
 between 2 and 3 loses errs the same way: an index entry left naming a finished game reads
-as absent, a deadline left early fires and is re-armed, and the finished game's stats are
-not counted (at most once, never twice).
+as absent, a deadline left early fires and is re-armed, and a counter in another slot
+misses that step (at most once, never twice). A finished game's ratings and stats are not
+such counters: its deadline, armed by its last step, counts it once per scope afterwards
+(tgbot/service/history.py).
 """
 
 from __future__ import annotations
