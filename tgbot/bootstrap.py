@@ -144,6 +144,8 @@ class Runtime:
             await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
             redis = await cluster_client_if_needed(redis, redis_url)
             store = Store(redis, keys)
+            if moved := await store.adopt_legacy():  # an upgrade keeps games in flight going
+                log.warning("moved %d deadlines and pending outboxes into buckets", moved)
             bot = make_bot(config, store)
             await telegram_ready(bot, config.api_base_url, config.startup_wait_s)
         except BaseException as err:
@@ -225,9 +227,7 @@ class Runtime:
 
     async def _read_gauges(self) -> None:
         store, now_ms = self.service.store, int(time.time() * 1000)
-        due, late, open_games = await store.deadline_counts(
-            now_ms, metrics.LATE_AFTER_S * 1000
-        )
+        due, late, open_games = await store.deadline_counts(now_ms, metrics.LATE_AFTER_S * 1000)
         pending, lengths = await store.pending_outbox_sizes(1000)
         metrics.OUTBOX_GAMES.set(len(pending))
         metrics.OUTBOX_MESSAGES.set(sum(lengths))

@@ -156,3 +156,19 @@ async def test_a_later_step_s_deadline_is_never_overridden_by_an_older_one(store
 
         await store.atomic([key], step)
     assert await store.deadline_of("dl") == 9_000
+
+
+async def test_an_upgrade_moves_the_older_global_deadlines_and_outboxes_into_buckets(
+    store: Store,
+) -> None:
+    prefix = store.keys.prefix
+    await store.redis.zadd(f"{prefix}:deadlines", {"g7": 7000, "g8": 8000})
+    await store.redis.sadd(f"{prefix}:outboxes", "g7")
+    moved = await store.adopt_legacy()
+    if store.cluster:  # an older version never ran on a cluster: nothing to adopt
+        assert moved == 0
+        return
+    assert moved == 3
+    assert await store.deadline_of("g7") == 7000 and await store.deadline_of("g8") == 8000
+    assert await store.pending_mark("g7") == 0
+    assert not await store.redis.exists(f"{prefix}:deadlines", f"{prefix}:outboxes")

@@ -641,6 +641,27 @@ class Store:
         due = await self.redis.zscore(self.keys.deadlines(self.keys.bucket(game_id)), game_id)
         return None if due is None else int(due)
 
+    async def adopt_legacy(self) -> int:
+        """Move what an older version kept in one global key (its deadlines, its set of
+        pending outboxes) into the buckets; return how many entries moved. One server
+        only: the older version never ran on a cluster."""
+        if self.cluster:
+            return 0
+        prefix, moved = self.keys.prefix, 0
+        old_deadlines, old_pending = f"{prefix}:deadlines", f"{prefix}:outboxes"
+        for game_id, due in await self.redis.zrange(old_deadlines, 0, -1, withscores=True):
+            owner = game_id.decode()
+            await self.redis.zadd(
+                self.keys.deadlines(self.keys.bucket(owner)), {owner: due}, lt=True
+            )
+            moved += 1
+        for raw in await self.redis.smembers(old_pending):
+            owner = raw.decode()
+            await self.redis.zadd(self.keys.pending_outboxes(self.keys.bucket(owner)), {owner: 0})
+            moved += 1
+        await self.redis.delete(old_deadlines, old_pending)
+        return moved
+
     async def deadline_counts(self, now_ms: int, late_ms: int) -> tuple[int, int, int]:
         """Deadlines due now, due for longer than `late_ms`, and all of them."""
         pipe = self._pipe()
