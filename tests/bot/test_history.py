@@ -29,7 +29,7 @@ async def settled(h: Harness, game_id: str, timeout: float = 10.0) -> dict[str, 
     store = records(h)
     while True:
         archive = await store.archive(game_id)
-        armed = await h.store.redis.zscore(h.store.keys.deadlines, game_id)
+        armed = await h.store.deadline_of(game_id)
         if archive is not None and armed is None:
             await h.delivered(game_id)
             return archive
@@ -142,7 +142,7 @@ async def test_the_finishing_step_counts_once_after_a_retry_or_a_crash(
         assert counted["b"]["played"] == 1 and counted["b"]["won"] == 0
         assert all(r.games == 1 for r in counted["group"] + counted["all"])
         # A process died after counting, before disarming the deadline: it fires again.
-        await h.store.redis.zadd(h.store.keys.deadlines, {game_id: 0})
+        await h.store.redis.zadd(h.store.keys.deadlines(h.store.keys.bucket(game_id)), {game_id: 0})
         await settled(h, game_id)
         # And one that died half-way: the record is counted again from the start.
         await History(h.store, h.catalogs, _nothing).settle(archive)
