@@ -20,11 +20,13 @@ from tgbot.rendering import ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
 from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.rendering.texts import action_name, block_text, character_name, describe
-from tgbot.service.step_messages import answer_options
+from tgbot.service.records import GameRecord, Seat, Timing
+from tgbot.service.step_messages import StepMessages, answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
 PO = {lang: DEFAULT_LOCALES / lang / "LC_MESSAGES" / "messages.po" for lang in ("ka", "en")}
+TIMING = Timing(60, 30, 30, 30, 60, 2)
 BASE = (Character.DUKE, Character.ASSASSIN, Character.CAPTAIN, Character.AMBASSADOR,
         Character.CONTESSA)  # fmt: skip
 
@@ -227,12 +229,17 @@ def test_language_picker_names_each_language_in_itself() -> None:
 
 
 def test_unreachable_note_addresses_the_player() -> None:
-    msgid = (
-        "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press Start; "
-        "until then their decisions time out."
-    )
-    assert KA.gettext(msgid).startswith("📵 {player}, ") and "შენი სვლები" in KA.gettext(msgid)
-    assert EN.gettext(msgid).startswith("📵 {player}, ") and "your turns" in EN.gettext(msgid)
+    """The note speaks to the player it names, in both languages, and its English source
+    says what the translations say (no longer "their decisions")."""
+    record = GameRecord("g", -1, None, "ka", 1, TIMING, players=[Seat(1, "ნინო", "ka")])
+    builder = StepMessages(CATALOGS, "coup_bot")
+    ka_note = builder.unreachable_note(record, 1)
+    assert ka_note.startswith("📵 ნინო, პირად ჩატში ვერ გწერ.") and "შენი სვლები" in ka_note
+    assert "https://t.me/coup_bot?start=hi" in ka_note
+    record.lang = "en"
+    en_note = builder.unreachable_note(record, 1)
+    assert en_note.startswith("📵 ნინო, I can't message you privately.") and "your turns" in en_note
+    assert "their" not in en_note
 
 
 # ---- buttons --------------------------------------------------------------------------
