@@ -214,7 +214,7 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
         await h.press(other, other.id, response.message_id, passing["callback_data"])
         await h.delivered(game_id)
         # The next turn's table carries the tracker's line.
-        line = h.tr("🗣 Claimed: {list}").format(list=f"{actor.first_name}: {duke}")
+        line = h.tr("🗣 Claimed so far — {list}").format(list=f"{actor.first_name}: {duke}")
         await h.until(lambda: line in h.sim.text_of(GROUP))
         await h.say(other, GROUP, "/leave")
         await settled(h, game_id)
@@ -229,7 +229,9 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
             [
                 h.tr("🎭 Claims revealed (✅ true, ❌ bluff):"),
                 f"{actor.first_name}: "
-                + h.tr("{mark}{character} (turn {turn})").format(mark=mark, character=duke, turn=1),
+                + h.tr("{mark} {character} (turn {turn})").format(
+                    mark=mark, character=duke, turn=1
+                ),
             ]
         )
         await h.say(actor, actor.id, "/stats")

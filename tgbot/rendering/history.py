@@ -143,7 +143,7 @@ def claims_text(t: Translator, claims: Mapping[str, Mapping[str, int]], names: N
 def claims_line(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> str:
     """The claim tracker as one line for the table, or "" when it is empty or too long."""
     entries = _claim_entries(t, claims, names)
-    line = t.gettext("🗣 Claimed: {list}").format(list="; ".join(entries)) if entries else ""
+    line = t.gettext("🗣 Claimed so far — {list}").format(list="; ".join(entries)) if entries else ""
     return line if len(line) <= TABLE_LINE_MAX else ""
 
 
@@ -158,7 +158,7 @@ def bluff_summary(
     for player, character, turn, true in claims:
         mark = "✅" if true else "❌"
         by_player.setdefault(player, []).append(
-            t.gettext("{mark}{character} (turn {turn})").format(
+            t.gettext("{mark} {character} (turn {turn})").format(
                 mark=mark, character=character_name(t, character), turn=turn
             )
         )

@@ -175,8 +175,8 @@ class _Describer:
             return t.gettext("🔍 {actor} claims the Inquisitor to examine {target}.")
         if e.action is Action.EMBEZZLE:
             if mine:
-                return t.gettext("🐷 You say you have no Duke and embezzle the Reserve.")
-            return t.gettext("🐷 {actor} says they have no Duke and embezzles the Reserve.")
+                return t.gettext("🐷 You say you have no Duke and want to embezzle the Reserve.")
+            return t.gettext("🐷 {actor} says they have no Duke and wants to embezzle the Reserve.")
         assert e.action is Action.CONVERT
         if e.actor == e.target:
             if mine:
