@@ -282,9 +282,16 @@ async def test_a_replay_is_the_game_everyone_saw_rebuilt_by_the_engine(
         assert archive["id"] in lines[0]
         # The public log is what the group read, line for line, in order.
         assert len(public) > 5 and _is_subsequence(public, group_lines)
-        # The private view is what this player read privately (their cards first).
-        assert private and _is_subsequence(private, seen_privately)
-        assert private[0] in seen_privately
+        # The private view is what this player read privately (their cards first). The
+        # first player read their dealt cards in their first prompt's hand line instead
+        # (the same cards, with the coins: the prompt does not say them twice).
+        assert private
+        deal = private[0]
+        assert deal.startswith(h.tr("🂠 Your cards: {cards}").split("{")[0])
+        assert deal in seen_privately or any(
+            line.startswith(deal.rstrip(".") + " · ") for line in seen_privately
+        )
+        assert _is_subsequence(private[1:], seen_privately)
         # In English for the player who speaks English.
         before = len(h.sim.messages(en_user.id))
         await h.say(en_user, en_user.id, "/replay " + archive["id"])
