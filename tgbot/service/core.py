@@ -249,6 +249,6 @@ def refusal_text(t: Translator, reason: Reason) -> str:
         Reason.MUST_COUP: t.gettext("With 10 or more coins you must stage a Coup."),
         Reason.CANNOT_AFFORD: t.gettext("You do not have enough coins."),
         Reason.BAD_TARGET: t.gettext("You cannot target that player."),
-        Reason.NOT_YOUR_DECISION: t.gettext("It is not your decision now."),
+        Reason.NOT_YOUR_DECISION: t.gettext("It's not your turn to decide."),
     }
     return texts.get(reason, t.gettext("That is not allowed now."))

@@ -294,7 +294,7 @@ class LobbyRoom(ServiceCore):
             if len(record.players) < MIN_PLAYERS:
                 raise UserError(t.gettext("At least 2 players are needed."))
             if not record.humans():
-                raise UserError(t.gettext("A game needs at least one person."))
+                raise UserError(t.gettext("A game needs at least one human player."))
             self._start(record, writes)
 
         await self._mutate(game_id, change, (), update_id)

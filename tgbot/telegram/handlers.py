@@ -380,7 +380,7 @@ class Dispatcher:
     async def _open_the_bot_first(self, person: Person, game_id: str) -> Reply:
         """The reply to /join from someone the bot may not write to yet: a deep link."""
         t = await self.service.translator_for(person)
-        text = t.gettext("{name}, open the bot and press Start, then you are in.")
+        text = t.gettext("{name}, open the bot and press Start, and you're in.")
         button = {"text": t.gettext("🤖 Open the bot"), "url": self.service.join_link(game_id)}
         return Reply(text.format(name=person.name), [[button]])
 
