@@ -1,23 +1,29 @@
-"""Redis bytes per game in progress (MEMORY USAGE), over many games.
+"""Redis bytes per game in progress and left behind by a finished game, over many games.
 
-Run: `python bench/memory.py [--games 10000]` (uses REDIS_URL, else a private redis-server).
-Games are opened, started and played a few random decisions through the game service,
-without Telegram; the undelivered outboxes are then emptied, as the sender would.
+Run: `python bench/memory.py [--games 10000] [--finished 1000]` (REDIS_URL, else a private
+redis-server). Games are opened, joined, started and played through the game service,
+without Telegram, each update marked the way the webhook handler marks it (the chat's
+latest update ids) and each game's (its record's); the outboxes are then emptied and ~1
+message id per player remembered, as the sender would. Every key under the bench's prefix
+is weighed with MEMORY USAGE. For finished games, what is left after 24 h is every key
+without a TTL or with more than 24 h to live, less the stats (kept for good by design).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import os
 import platform
 import random
+import re
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
-
-from redis.asyncio import Redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -28,80 +34,111 @@ from tgbot.service.game_service import GameService
 from tgbot.service.results import Person
 from tgbot.storage.embedded import EmbeddedRedis
 from tgbot.storage.keys import Keys
-from tgbot.storage.store import Store
+from tgbot.storage.store import Client, Duplicate, Store, open_client
 
 GEORGIAN_NAMES = ["ნიკა", "ანა", "გიორგი", "მარიამ", "ლევანი", "თამარი"]
+DAY_S = 24 * 3600
+_updates = itertools.count(1)
 
 
-async def make_games(service: GameService, games: int, rng: random.Random) -> list[str]:
-    ids = []
-    for g in range(games):
-        chat = -(10_000_000 + g)
-        people = [
-            Person(1_000_000 + g * 10 + i, GEORGIAN_NAMES[i], "ka")
-            for i in range(rng.randint(3, 6))
-        ]
-        for p in people:
-            await service.store.set_user_prefs(p.id, dm="1", lang="ka", name=p.name)
-        await service.new_game(chat, None, people[0])
-        game_id = await service.store.get(service.keys.chat_game(chat))
-        assert game_id
-        for p in people[1:]:
-            await service.join(game_id, p)
-        await service.start_game(game_id, people[0])
-        for _ in range(rng.randint(0, 6)):
-            record = await service.game_of_chat(chat)
-            if record is None or record.status != "playing":
-                break
-            game = record.game()
-            waiting = game.awaiting()
-            if waiting.kind is None:
-                break
-            pid = waiting.players[0]
-            decision = rng.choice(game.legal_decisions(pid))
-            person = next(p for p in people if p.id == pid)
-            data = buttons.pack(
-                game_id,
-                record.context,
-                buttons.encode_decision(decision, [p.id for p in game.players]),
-            )
-            await service.press(person, data, chat_id=person.id)
-        ids.append(game_id)
-    return ids
+async def handled(store: Store, chat_id: int, call: object) -> int:
+    """Run one service call as the handler would: the update taken, applied, marked."""
+    update_id = next(_updates)
+    assert await store.begin_update(chat_id, update_id)
+    with contextlib.suppress(Duplicate):
+        await call(update_id)  # type: ignore[operator]
+    await store.end_update(chat_id, update_id)
+    return update_id
 
 
-async def measure(redis: Redis, service: GameService, ids: list[str]) -> None:
-    keys = service.keys
-    for game_id in ids:  # the sender empties outboxes and remembers ~1 message per player
-        await redis.delete(keys.outbox(game_id))
-        record = await service.store.get_json(keys.game(game_id))
-        for i, seat in enumerate(record["players"]):
-            await service.store.remember_message(game_id, f"prompt:{seat['id']}", 1000 + i)
-        await service.store.remember_message(game_id, "lobby", 999)
-    record_bytes = games_bytes = 0
-    for game_id in ids:
-        record_bytes += await redis.memory_usage(keys.game(game_id)) or 0
-        games_bytes += await redis.memory_usage(keys.messages(game_id)) or 0
-        record = await service.store.get_json(keys.game(game_id))
-        games_bytes += await redis.memory_usage(keys.chat_game(record["chat_id"])) or 0
-        for seat in record["players"]:
-            games_bytes += await redis.memory_usage(keys.user_game(seat["id"])) or 0
-    total = record_bytes + games_bytes
-    n = len(ids)
-    info = await redis.info("memory")
-    print(f"games in progress: {n}")
-    print(f"game record (MEMORY USAGE): {record_bytes / n:.0f} bytes per game")
-    print(f"record + message ids + chat/user indexes: {total / n:.0f} bytes per game")
-    print(
-        f"used_memory of the server: {info['used_memory'] / n:.0f} bytes per game "
-        "(includes the per-user preference hashes and the deadline set)"
-    )
-    print(f"target: at most 4096 bytes per game -> {'met' if total / n <= 4096 else 'MISSED'}")
+async def make_game(
+    service: GameService, g: int, rng: random.Random, moves: int | None
+) -> tuple[str, int]:
+    """One game, `moves` decisions in (None: to its end); (game id, chat)."""
+    store = service.store
+    chat = -(10_000_000 + g)
+    people = [
+        Person(1_000_000 + g * 10 + i, GEORGIAN_NAMES[i], "ka") for i in range(rng.randint(3, 6))
+    ]
+    for p in people:
+        await store.set_user_prefs(p.id, dm="1", lang="ka", name=p.name)
+    await handled(store, chat, lambda u: service.new_game(chat, None, people[0], u))
+    game_id = await store.get(service.keys.chat_game(chat))
+    assert game_id
+    for p in people[1:]:
+        await handled(store, chat, lambda u, p=p: service.join(game_id, p, u))
+    await handled(store, chat, lambda u: service.start_game(game_id, people[0], u))
+    # The sender delivers the lobby and the first prompts at once and notes their ids.
+    await store.remember_message(game_id, "lobby", 999)
+    for i, p in enumerate(people):
+        await store.remember_message(game_id, f"prompt:{p.id}", 1000 + i)
+    done = 0
+    while moves is None or done < moves:
+        raw = await store.get_json(service.keys.game(game_id))
+        if raw is None or raw["status"] != "playing":
+            break
+        record = await service.game_of_chat(chat)
+        assert record is not None
+        game = record.game()
+        waiting = game.awaiting()
+        if waiting.kind is None:
+            break
+        pid = waiting.players[0]
+        decision = rng.choice(game.legal_decisions(pid))
+        person = next(p for p in people if p.id == pid)
+        data = buttons.pack(
+            game_id, record.context, buttons.encode_decision(decision, [p.id for p in game.players])
+        )
+        await handled(store, pid, lambda u, p=person, d=data: service.press(p, d, u, chat_id=p.id))
+        done += 1
+    return game_id, chat
+
+
+async def settle(service: GameService, game_id: str) -> None:
+    """What the sender leaves: empty outboxes (their marks gone)."""
+    store, keys = service.store, service.keys
+    await store.outbox_drop(game_id)
+    record = await store.get_json(keys.game(game_id))
+    for chat in {record["chat_id"], *(s["id"] for s in record["players"])}:
+        await store.outbox_drop(f"c:{chat}")
+
+
+def kind(key: str) -> str:
+    """A key's kind: its name with ids replaced."""
+    return re.sub(r"-?\d+", "N", re.sub(r"\{g:[a-z0-9]+\}", "{g:ID}", key.split(":", 1)[1]))
+
+
+async def weigh(redis: Client, prefix: str) -> tuple[Counter[str], Counter[str], Counter[str]]:
+    """Bytes per key kind: all, and of the keys still there after 24 h; keys per kind."""
+    total: Counter[str] = Counter()
+    lasting: Counter[str] = Counter()
+    count: Counter[str] = Counter()
+    async for raw in redis.scan_iter(match=f"{prefix}:*", count=1000):
+        key = raw.decode()
+        size = await redis.memory_usage(key) or 0
+        ttl = await redis.ttl(key)
+        k = kind(key)
+        total[k] += size
+        count[k] += 1
+        if ttl == -1 or ttl > DAY_S:
+            lasting[k] += size
+    return total, lasting, count
+
+
+def table(title: str, sizes: Counter[str], count: Counter[str], n: int) -> float:
+    print(title)
+    for k, size in sizes.most_common():
+        print(f"  {k:<42} {count[k]:>7} keys {size / n:>8.0f} bytes per game")
+    per_game = sum(sizes.values()) / n
+    keys = sum(count[k] for k in sizes)
+    print(f"  {'all':<42} {keys:>7} keys {per_game:>8.0f} bytes per game")
+    return per_game
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--finished", type=int, default=1_000)
     args = parser.parse_args()
     print(f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}")
     url = os.environ.get("REDIS_URL")
@@ -109,14 +146,58 @@ async def main() -> None:
     if not url:
         server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="coup-bench-")), persistent=False)
         url = server.start()
-    redis = Redis.from_url(url)
+    redis = await open_client(url)
+    catalogs = Catalogs(DEFAULT_LOCALES)
     try:
-        store = Store(redis, Keys(f"bench{int(time.time())}"))
-        service = GameService(store, Catalogs(DEFAULT_LOCALES), Deadlines(), "coup_bench_bot")
-        started = time.perf_counter()
-        ids = await make_games(service, args.games, random.Random(1))
-        print(f"created {len(ids)} games in {time.perf_counter() - started:.1f} s")
-        await measure(redis, service, ids)
+        rng = random.Random(1)
+        for label, games, moves in (
+            ("in progress", args.games, None),
+            ("finished", args.finished, None),
+        ):
+            prefix = f"bench{label[0]}{int(time.time())}"
+            store = Store(redis, Keys(prefix))
+            service = GameService(store, catalogs, Deadlines(), "coup_bench_bot")
+            started = time.perf_counter()
+            ids = []
+            for g in range(games):
+                game_id, _ = await make_game(
+                    service, g, rng, rng.randint(0, 6) if label == "in progress" else moves
+                )
+                await settle(service, game_id)
+                ids.append(game_id)
+            print(f"\n{label}: {len(ids)} games in {time.perf_counter() - started:.1f} s")
+            total, lasting, count = await weigh(redis, prefix)
+            if label == "in progress":
+                per_game = table("every key, by kind:", total, count, len(ids))
+                verdict = "met" if per_game <= 4096 else "MISSED"
+                print(f"target: at most 4096 bytes per game in progress -> {verdict}")
+            else:
+                over = [await store.get_json(service.keys.game(i)) for i in ids]
+                assert all(r is not None and r["status"] == "over" for r in over)
+                table("every key, by kind, right after the games:", total, count, len(ids))
+                stats = Counter(
+                    {
+                        k: v
+                        for k, v in lasting.items()
+                        if k.startswith(("stats:", "{u:", "{r:")) or k.endswith(":archive")
+                    }
+                )
+                prefs = Counter({k: v for k, v in lasting.items() if k.endswith(":prefs")})
+                left = lasting - stats - prefs
+                per_game = table(
+                    "still there after 24 h, less stats and preferences:", left, count, len(ids)
+                )
+                table(
+                    "  the stats, boards and kept game records (issue 19, kept by design):",
+                    stats,
+                    count,
+                    len(ids),
+                )
+                table(
+                    "  the players' preferences (a person's, not a game's):", prefs, count, len(ids)
+                )
+                verdict = "met" if per_game <= 1024 else "MISSED"
+                print(f"target: at most 1024 bytes per finished game after 24 h -> {verdict}")
     finally:
         await redis.aclose()
         if server:

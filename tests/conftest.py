@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
-from .redis_server import redis_url
+from .redis_server import redis_cluster_url, redis_url
 
 # python-telegram-bot 22 warns that RetryAfter.retry_after becomes a timedelta; opt in now
 # (the sender accepts both), as the bot itself does.
@@ -22,6 +22,21 @@ def redis_server_url() -> Iterator[str]:
     """A real Redis server: REDIS_URL if set, else a private redis-server."""
     with redis_url() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_server_url() -> Iterator[str]:
+    """A real 3-master Redis Cluster: REDIS_CLUSTER_URL if set, else three private servers
+    (started once, for the whole session, only if a test asks for it)."""
+    with redis_cluster_url() as url:
+        yield url
+
+
+@pytest.fixture(params=["single", "cluster"])
+def any_redis_url(request: pytest.FixtureRequest) -> str:
+    """Each test taking it runs twice: on one Redis server, then on a Redis Cluster."""
+    name = "redis_server_url" if request.param == "single" else "redis_cluster_server_url"
+    return str(request.getfixturevalue(name))
 
 
 # Before pytest-timeout's 300 s end a test, print where every asyncio task waits: a hang in

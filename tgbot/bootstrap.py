@@ -28,7 +28,7 @@ from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
 from .storage.keys import CHAT_OWNER_PREFIX, Keys
-from .storage.store import Store, connect
+from .storage.store import Store, cluster_client_if_needed, open_client
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
 from .telegram.handlers import Dispatcher
@@ -139,10 +139,13 @@ class Runtime:
                 embedded = EmbeddedRedis(config.data_dir / "redis")
                 redis_url = await asyncio.to_thread(embedded.start)
                 log.debug("started a private Redis in %s", embedded.folder)
-            keys = Keys(config.key_prefix)
-            redis = connect(redis_url)
+            keys = Keys(config.key_prefix, config.redis_buckets)
+            redis = await open_client(redis_url)  # a cluster's client if it is one
             await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
+            redis = await cluster_client_if_needed(redis, redis_url)
             store = Store(redis, keys)
+            if moved := await store.adopt_legacy():  # an upgrade keeps games in flight going
+                log.warning("moved %d deadlines and pending outboxes into buckets", moved)
             bot = make_bot(config, store)
             await telegram_ready(bot, config.api_base_url, config.startup_wait_s)
         except BaseException as err:
@@ -224,17 +227,9 @@ class Runtime:
         metrics.DEADLINES_FIRED.inc(await self.service.claim_and_fire())
 
     async def _read_gauges(self) -> None:
-        keys, now_ms = self.service.keys, int(time.time() * 1000)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.srandmember(keys.pending_outboxes, 1000)
-            pipe.zcount(keys.deadlines, "-inf", now_ms)
-            pipe.zcount(keys.deadlines, "-inf", now_ms - metrics.LATE_AFTER_S * 1000)
-            pipe.zcard(keys.deadlines)
-            pending, due, late, open_games = await pipe.execute()
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for game_id in pending:
-                pipe.llen(keys.outbox(game_id.decode()))
-            lengths = await pipe.execute()
+        store, now_ms = self.service.store, int(time.time() * 1000)
+        due, late, open_games = await store.deadline_counts(now_ms, metrics.LATE_AFTER_S * 1000)
+        pending, lengths = await store.pending_outbox_sizes(1000)
         metrics.OUTBOX_GAMES.set(len(pending))
         metrics.OUTBOX_MESSAGES.set(sum(lengths))
         metrics.DEADLINES_DUE.set(due)

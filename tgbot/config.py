@@ -44,6 +44,10 @@ class Config:
     data_dir: Path = Path(".data")
     locales_dir: Path = DEFAULT_LOCALES
     key_prefix: str = "coup"
+    # Shards of the deadline and pending-delivery sets (REDIS_BUCKETS): each process polls
+    # every bucket, and no bucket's key takes more than about 1/buckets of that traffic.
+    # Every process of a bot must use the same number.
+    redis_buckets: int = 8
     deadlines: Deadlines = field(default_factory=Deadlines)
     group_messages_per_minute: int = 20  # Telegram's limit; tests raise it to save time
     messages_per_second: int = 30  # Telegram's overall limit (paid broadcasts allow 1000)
@@ -137,6 +141,7 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         data_dir=Path(env.get("DATA_DIR", ".data")),
         locales_dir=Path(env.get("LOCALES_DIR", str(DEFAULT_LOCALES))),
         key_prefix=env.get("REDIS_KEY_PREFIX", "coup"),
+        redis_buckets=_int(env, "REDIS_BUCKETS", 8, 1, 1024),
         deadlines=deadlines,
         messages_per_second=_int(env, "MESSAGES_PER_SECOND", 30, 1, 1000),
         startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", 10, 0, 600),

@@ -119,10 +119,15 @@ async def test_a_player_who_blocks_the_bot_is_announced_once_when_an_edit_is_ref
         edits_before = len(h.sim.calls_to(actor.id, "editMessageText"))
         h.sim.blocked.add(actor.id)
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
-        note_start = h.tr(
-            "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press "
-            "Start; until then their decisions time out."
-        ).split("{player}")[0]
+        # The note's words between the player's name and the bot's link.
+        note_start = (
+            h.tr(
+                "📵 {player}, I can't message you privately. Open https://t.me/{bot}?start=hi "
+                "and press Start; until then your turns time out."
+            )
+            .split("{player}")[1]
+            .split("{bot}")[0]
+        )
         await h.until(lambda: note_start in h.sim.text_of(GROUP_EDIT))
         refused = h.sim.calls_to(actor.id, "editMessageText")[edits_before:]
         assert refused and all(c.status == 403 for c in refused)
@@ -161,7 +166,7 @@ async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
             await h.delivered(record.id)
         dropped = [r for r in caplog.records if "is gone" in r.getMessage()]
         assert len(dropped) == 1 and record.id in dropped[0].getMessage()
-        assert record.id.encode() not in await h.store.redis.smembers(h.store.keys.pending_outboxes)
+        assert await h.store.pending_mark(record.id) is None
 
 
 async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(

@@ -307,10 +307,15 @@ async def test_blocked_player_is_reported_and_times_out(redis_server_url: str) -
         await open_lobby(h, users)
         h.sim.blocked.add(users[1].id)
         await h.press_text(users[0], GROUP, h.tr("▶️ Start"))
-        note_start = h.tr(
-            "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press "
-            "Start; until then their decisions time out."
-        ).split("{player}")[0]
+        # The note's words between the player's name and the bot's link.
+        note_start = (
+            h.tr(
+                "📵 {player}, I can't message you privately. Open https://t.me/{bot}?start=hi "
+                "and press Start; until then your turns time out."
+            )
+            .split("{player}")[1]
+            .split("{bot}")[0]
+        )
         await h.until(lambda: note_start in h.sim.text_of(GROUP), timeout=15)
         # Told once, not at every prompt.
         await h.until(lambda: "🏆" in h.sim.text_of(GROUP), timeout=60)

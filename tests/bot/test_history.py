@@ -29,7 +29,7 @@ async def settled(h: Harness, game_id: str, timeout: float = 10.0) -> dict[str, 
     store = records(h)
     while True:
         archive = await store.archive(game_id)
-        armed = await h.store.redis.zscore(h.store.keys.deadlines, game_id)
+        armed = await h.store.deadline_of(game_id)
         if archive is not None and armed is None:
             await h.delivered(game_id)
             return archive
@@ -142,7 +142,7 @@ async def test_the_finishing_step_counts_once_after_a_retry_or_a_crash(
         assert counted["b"]["played"] == 1 and counted["b"]["won"] == 0
         assert all(r.games == 1 for r in counted["group"] + counted["all"])
         # A process died after counting, before disarming the deadline: it fires again.
-        await h.store.redis.zadd(h.store.keys.deadlines, {game_id: 0})
+        await h.store.redis.zadd(h.store.keys.deadlines(h.store.keys.bucket(game_id)), {game_id: 0})
         await settled(h, game_id)
         # And one that died half-way: the record is counted again from the start.
         await History(h.store, h.catalogs, _nothing).settle(archive)
@@ -214,7 +214,7 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
         await h.press(other, other.id, response.message_id, passing["callback_data"])
         await h.delivered(game_id)
         # The next turn's table carries the tracker's line.
-        line = h.tr("🗣 Claimed: {list}").format(list=f"{actor.first_name}: {duke}")
+        line = h.tr("🗣 Claimed so far — {list}").format(list=f"{actor.first_name}: {duke}")
         await h.until(lambda: line in h.sim.text_of(GROUP))
         await h.say(other, GROUP, "/leave")
         await settled(h, game_id)
@@ -229,7 +229,9 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
             [
                 h.tr("🎭 Claims revealed (✅ true, ❌ bluff):"),
                 f"{actor.first_name}: "
-                + h.tr("{mark}{character} (turn {turn})").format(mark=mark, character=duke, turn=1),
+                + h.tr("{mark} {character} (turn {turn})").format(
+                    mark=mark, character=duke, turn=1
+                ),
             ]
         )
         await h.say(actor, actor.id, "/stats")
@@ -280,9 +282,16 @@ async def test_a_replay_is_the_game_everyone_saw_rebuilt_by_the_engine(
         assert archive["id"] in lines[0]
         # The public log is what the group read, line for line, in order.
         assert len(public) > 5 and _is_subsequence(public, group_lines)
-        # The private view is what this player read privately (their cards first).
-        assert private and _is_subsequence(private, seen_privately)
-        assert private[0] in seen_privately
+        # The private view is what this player read privately (their cards first). The
+        # first player read their dealt cards in their first prompt's hand line instead
+        # (the same cards, with the coins: the prompt does not say them twice).
+        assert private
+        deal = private[0]
+        assert deal.startswith(h.tr("🂠 Your cards: {cards}").split("{")[0])
+        assert deal in seen_privately or any(
+            line.startswith(deal.rstrip(".") + " · ") for line in seen_privately
+        )
+        assert _is_subsequence(private[1:], seen_privately)
         # In English for the player who speaks English.
         before = len(h.sim.messages(en_user.id))
         await h.say(en_user, en_user.id, "/replay " + archive["id"])

@@ -27,7 +27,8 @@ from tgbot.engine import (
     view_of,
 )
 from tgbot.engine import events as ev
-from tgbot.rendering import ui
+from tgbot.engine.cards import ACTIONS
+from tgbot.rendering import history, ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
 from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.rendering.texts import (
@@ -37,11 +38,13 @@ from tgbot.rendering.texts import (
     describe,
     variant_name,
 )
-from tgbot.service.step_messages import answer_options
+from tgbot.service.records import GameRecord, Seat, Timing
+from tgbot.service.step_messages import StepMessages, answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
 PO = {lang: DEFAULT_LOCALES / lang / "LC_MESSAGES" / "messages.po" for lang in ("ka", "en")}
+TIMING = Timing(60, 30, 30, 30, 60, 2)
 BASE = (Character.DUKE, Character.ASSASSIN, Character.CAPTAIN, Character.AMBASSADOR,
         Character.CONTESSA)  # fmt: skip
 
@@ -191,7 +194,31 @@ REJECTED = [
     "გყოფნით",  # plural "you" (3.4)
     "აირჩიე მოთამაშე",  # the picker says "player", the log "target" (3.5)
     "დაბლოკვა: {character",  # the character cut off on the button (4.1)
+    # Second pass: the strings of issues 15 and 19 (docs/ka-review-status.md, "New strings").
+    "და იღებს გადასახადს",  # the Tax stated as taken before it can be challenged
+    "და იღებ გადასახადს",
+    "და ცვლის ბარათებს",  # the same for the Exchange
+    "და ცვლი ბარათებს",
+    "და ცვლის ბარათს",
+    "იწყებს დაკითხვას",  # the same for the Inquisitor's examination
+    "ყულაბას ითვისებ",  # the same for Embezzlement
+    "⏳ ველოდებით:",  # "we wait: X", with no word of what for
+    "მოთამაშეები ხსნიან",  # a refusal phrased as a habit (as 2.19)
+    "საჯარო ჟურნალი",  # "public journal", a calque of "public log"
+    "რეიტინგის თამაში",  # the word is სარეიტინგო
+    "= შეფასება",  # a formula instead of a sentence
+    "(სვლა {turn})",  # "(move 3)": the ordinal is მე-3
+    "დაიბრალეს: {list}",  # two colons in one line
+    "დარჩა: {time}",
+    "ჩანაწერები და რეიტინგი:",  # /help's second list of /top and /stats
 ]
+
+
+def test_rejected_phrasing_is_really_searched_for() -> None:
+    """The search above finds a phrase that is there (it cannot pass on an empty catalogue)."""
+    msgstrs = georgian_msgstrs()
+    assert len(msgstrs) > 300
+    assert any("იბრალებს ჰერცოგს" in s for s in msgstrs)
 
 
 def georgian_msgstrs() -> list[str]:
@@ -244,12 +271,17 @@ def test_language_picker_names_each_language_in_itself() -> None:
 
 
 def test_unreachable_note_addresses_the_player() -> None:
-    msgid = (
-        "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press Start; "
-        "until then their decisions time out."
-    )
-    assert KA.gettext(msgid).startswith("📵 {player}, ") and "შენი სვლები" in KA.gettext(msgid)
-    assert EN.gettext(msgid).startswith("📵 {player}, ") and "your turns" in EN.gettext(msgid)
+    """The note speaks to the player it names, in both languages, and its English source
+    says what the translations say (no longer "their decisions")."""
+    record = GameRecord("g", -1, None, "ka", 1, TIMING, players=[Seat(1, "ნინო", "ka")])
+    builder = StepMessages(CATALOGS, "coup_bot")
+    ka_note = builder.unreachable_note(record, 1)
+    assert ka_note.startswith("📵 ნინო, პირად ჩატში ვერ გწერ.") and "შენი სვლები" in ka_note
+    assert "https://t.me/coup_bot?start=hi" in ka_note
+    record.lang = "en"
+    en_note = builder.unreachable_note(record, 1)
+    assert en_note.startswith("📵 ნინო, I can't message you privately.") and "your turns" in en_note
+    assert "their" not in en_note
 
 
 # ---- buttons --------------------------------------------------------------------------
@@ -519,3 +551,168 @@ def test_every_variant_event_reads_for_every_viewer() -> None:
     for kind in ("AllegiancesAssigned", "AllegianceChanged", "CardShown", "ExamineDecided",
                  "ExaminedCard", "CardShownTo", "EmbezzlementChallenged"):  # fmt: skip
         assert kind in kinds, kind
+
+
+# ---- second pass: the table of issue 15 and the records of issue 19 ---------------------
+
+CLAIMED_ACTIONS = {
+    Action.TAX: Character.DUKE,
+    Action.ASSASSINATE: Character.ASSASSIN,
+    Action.STEAL: Character.CAPTAIN,
+    Action.EXCHANGE: Character.AMBASSADOR,
+}
+
+
+@pytest.mark.parametrize("action", list(CLAIMED_ACTIONS), ids=lambda a: a.value)
+def test_a_claimed_action_is_announced_as_an_attempt(action: Action) -> None:
+    """The declaration can still be challenged (or blocked): it must not say it happened.
+    Georgian says the actor tries (ცდილობ-) or pays in order to (მოსაკლავად), English
+    "claims ... to ..."."""
+    names = {1: "ნინო", 2: "ლევანი"}
+    target = 2 if ACTIONS[action].targeted else None
+    e = ev.ActionDeclared(1, action, target, CLAIMED_ACTIONS[action], ACTIONS[action].cost)
+    for viewer in (None, 1, 2, 3):
+        ka = describe(e, KA, names, viewer)
+        en = describe(e, EN, names, viewer)
+        assert ka and en
+        assert "ცდილობ" in ka or "მოსაკლავად" in ka, ka
+        assert " to " in en or "wants to" in en, en
+        assert character_name(KA, CLAIMED_ACTIONS[action]) not in ka  # the claim in its case
+        assert character_name(EN, CLAIMED_ACTIONS[action]) in en
+
+
+def private_messages_of_random_games(answers: str) -> list[tuple[int, str]]:
+    """Every private message (sent or edited) of random 2-6 player games through
+    StepMessages, with mixed languages."""
+    builder = StepMessages(CATALOGS, "coup_bot")
+    out: list[tuple[int, str]] = []
+    for seed in range(40):
+        ids = list(range(1, 2 + seed % 5 + 1))
+        seats = [Seat(pid, f"P{pid}", ("ka", "en")[(pid + seed) % 2]) for pid in ids]
+        record = GameRecord("g", -1, None, "ka", 1, TIMING, players=seats)
+        record.answers = answers
+        driver = random.Random(seed)
+        game, events = Game.new(ids, seed)
+        while True:
+            plan = builder.build(record, game, events, now_ms=0)
+            out += [(op.chat, op.text) for op in plan.ops if op.chat > 0]
+            if game.over:
+                break
+            player = driver.choice(game.awaiting().players)
+            events = game.apply(player, driver.choice(game.legal_decisions(player)))
+    return out
+
+
+@pytest.mark.parametrize("answers", ["table", "private"])
+def test_no_private_message_says_a_line_twice(answers: str) -> None:
+    """The first pass left "🂠 your cards" twice in the first prompt (the deal, then the
+    hand) and "🔄 you keep" twice: step_messages decides each private message now."""
+    messages = private_messages_of_random_games(answers)
+    assert len(messages) > 500
+    hands = 0
+    for chat, text in messages:
+        lines = [line for line in text.split("\n") if line.strip()]
+        assert len(lines) == len(set(lines)), (chat, text)
+        # The hand is one line: the deal's "your cards" and the prompt's do not both appear.
+        card_lines = [ln for ln in lines if ln.startswith(("🂠 შენი ბარათები", "🂠 Your cards"))]
+        assert len(card_lines) <= 1, (chat, text)
+        keep_lines = [ln for ln in lines if ln.startswith(("🔄 გრჩება", "🔄 You keep"))]
+        assert len(keep_lines) <= 1, (chat, text)
+        hands += len(card_lines)
+    assert hands > 100
+
+
+def test_first_prompt_shows_the_hand_once() -> None:
+    builder = StepMessages(CATALOGS, "coup_bot")
+    record = GameRecord("g", -1, None, "ka", 1, TIMING, players=[Seat(1, "ნინო", "ka"),
+                        Seat(2, "Levan", "en")])  # fmt: skip
+    game, events = Game.new([1, 2], 3, keep_seating=True, first_player=1)
+    plan = builder.build(record, game, events, now_ms=0)
+    first = next(op.text for op in plan.ops if op.chat == 1)
+    assert first.count("🂠 შენი ბარათები") == 1 and "▶️ შენი სვლაა, ნინო." in first
+    other = next(op.text for op in plan.ops if op.chat == 2)
+    assert other.count("🂠 Your cards") == 1  # not prompted: the deal line is their hand
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_help_lists_each_command_once(lang: str) -> None:
+    """/help is one list (issue 19 had appended a second block repeating /stats and /top):
+    each command once per chat kind, and every command of the menus is there."""
+    from tgbot.bootstrap import GROUP_COMMANDS, PRIVATE_COMMANDS
+
+    t = CATALOGS.get(lang)
+    text = ui.help_text(t)
+    sections = text.split("\n\n")
+    group = [ln.split(":")[0] for ln in sections[1].split("\n")[1:]]
+    private = [ln.split(":")[0] for ln in sections[2].split("\n")[1:]]
+    assert len(group) == len(set(group)) and len(private) == len(set(private))
+    for name, _ in GROUP_COMMANDS:
+        if name != "help":
+            assert f"/{name}" in group, name
+    for name, _ in PRIVATE_COMMANDS:
+        if name not in ("help", "rules", "leave"):
+            assert f"/{name}" in private, name
+    assert text.count("/stats") == 1 and text.count("/top") == 2 and text.count("/claims") == 1
+    assert len(sections) == 4
+
+
+def test_who_may_still_answer_reads_as_a_sentence() -> None:
+    """The turn message's last line: what we wait for, from whom, and the time left, as
+    two short sentences (not "X. (30 s left)")."""
+    game, _ = Game.new([1, 2, 3], 1, keep_seating=True, first_player=1)
+    game.apply(1, next(d for d in game.legal_decisions(1) if getattr(d, "action", None)
+                       is Action.FOREIGN_AID))  # fmt: skip
+    view = view_of(game)
+    names = {1: "ნინო", 2: "Levan", 3: "🤖 თამარი"}
+    assert ui.status_text(KA, view, names, 30) == (
+        "⏳ პასუხს ველოდებით: Levan, 🤖 თამარი. დარჩა 30 წმ."
+    )
+    assert ui.status_text(EN, view, names, 30) == "⏳ Waiting for: Levan, 🤖 თამარი. 30 s left."
+
+
+def test_a_move_on_a_player_already_out_is_told_to_them_in_the_second_person() -> None:
+    e = ev.ActionFizzled(1, Action.STEAL, 2)
+    names = {1: "ნინო", 2: "გიორგი"}
+    assert describe(e, KA, names, 2) == "💨 თამაშიდან უკვე გასული ხარ: არაფერი ხდება."
+    assert describe(e, KA, names) == "💨 გიორგი თამაშიდან უკვე გასულია: არაფერი ხდება."
+    assert describe(e, EN, names, 2) == "💨 You are already out: nothing happens."
+
+
+def test_english_sources_of_service_say_what_the_translations_say() -> None:
+    """The msgids the first pass could change only in msgstr ("msgid in service") now carry
+    the reworded English themselves; the old wording is gone from the template."""
+    pot = polib.pofile(str(DEFAULT_LOCALES / "messages.pot"))
+    ids = {e.msgid for e in pot}
+    for old, new in (
+        ("A game needs at least one person.", "A game needs at least one human player."),
+        ("It is not your decision now.", "It's not your turn to decide."),
+        (
+            "{name}, open the bot and press Start, then you are in.",
+            "{name}, open the bot and press Start, and you're in.",
+        ),
+    ):
+        assert old not in ids and new in ids
+        assert EN.gettext(new) == new and KA.gettext(new) != new
+    assert not [i for i in ids if "their decisions" in i or "I cannot write" in i]
+
+
+def test_records_read_as_sentences() -> None:
+    """/stats, /top, /claims, the bluff summary and the replay's header (issue 19)."""
+    names = {1: "ნინო", 2: "Levan"}
+    claims = [(1, Character.DUKE, 1, True), (2, Character.CAPTAIN, 5, False)]
+    assert history.bluff_summary(KA, claims, names).split("\n")[1:] == [
+        "ნინო: ✅ ჰერცოგი (მე-1 სვლა)",
+        "Levan: ❌ კაპიტანი (მე-5 სვლა)",
+    ]
+    assert (
+        history.claims_line(KA, {"1": {"duke": 2}}, names)
+        == "🗣 აქამდე დაიბრალეს — ნინო: ჰერცოგი ×2"
+    )
+    assert history.replay_header(KA, "ab12", "2026-12-01") == (
+        "📜 თამაში ab12, 2026-12-01. რაც მაგიდაზე მოხდა:"
+    )
+    stats = history.stats_text(KA, {"played": 4, "won": 1, "claim:duke": 3, "bluff:duke": 1},
+                               None)  # fmt: skip
+    assert "ჰერცოგი: 3-ჯერ, მათგან 1 ბლეფი (33%)" in stats
+    lobby = ui.lobby_screen(KA, "g", "ნინო", ["ნინო"], 90).text
+    assert lobby.endswith("თუ 2 ან მეტი მოთამაშე შემოვა, თამაში 90 წმ-ში თავისით დაიწყება.")

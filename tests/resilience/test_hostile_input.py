@@ -58,7 +58,7 @@ async def test_health_endpoint_answers(redis_server_url: str) -> None:
 
 # ---- the battery: every kind of update that passed the secret but cannot be used ------
 
-BOOKKEEPING = (":throttle:", ":update:", ":sends:", ":sending", ":outboxes")
+BOOKKEEPING = (":throttle:", ":seen", ":u:", ":sends:", ":sending", ":pending")
 
 
 @contextlib.contextmanager

@@ -11,8 +11,8 @@ from tests.telegram_sim.harness import running_bot
 from tgbot.storage.embedded import EmbeddedRedis
 
 
-async def test_concurrent_presses_on_one_window_apply_exactly_one(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url, instances=2) as h:
+async def test_concurrent_presses_on_one_window_apply_exactly_one(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url, instances=2) as h:
         users = players(4)
         game_id = await open_and_start(h, users)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
@@ -35,8 +35,8 @@ async def test_concurrent_presses_on_one_window_apply_exactly_one(redis_server_u
         assert record is not None and record.game().version == 2  # the action, one challenge
 
 
-async def test_two_processes_sharing_updates_finish_a_game(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url, instances=2) as h:
+async def test_two_processes_sharing_updates_finish_a_game(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url, instances=2) as h:
         users = players(4)
         await open_and_start(h, users)
         urls = h.urls  # type: ignore[attr-defined]

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from redis.asyncio import Redis
 
 from tgbot.storage.keys import Keys
-from tgbot.storage.store import Store, Writes
+from tgbot.storage.store import SEEN_KEPT, Duplicate, Store, Writes, open_client
 
 
 @pytest.fixture
-async def store(redis_server_url: str) -> AsyncIterator[Store]:
-    redis = Redis.from_url(redis_server_url)
+async def store(any_redis_url: str) -> AsyncIterator[Store]:
+    redis = await open_client(any_redis_url)
     yield Store(redis, Keys(f"s{uuid.uuid4().hex[:8]}"))
     await redis.aclose()
 
@@ -49,7 +49,8 @@ async def test_a_failing_build_writes_nothing(store: Store) -> None:
 
 
 async def test_a_due_deadline_is_claimed_once_and_comes_back_after_its_lease(store: Store) -> None:
-    await store.redis.zadd(store.keys.deadlines, {"g1": 1000, "g2": 5000})
+    for game_id, due in (("g1", 1000), ("g2", 5000)):
+        await store.redis.zadd(store.keys.deadlines(store.keys.bucket(game_id)), {game_id: due})
     first, second = await asyncio.gather(
         store.claim_due(2000, lease_ms=30_000), store.claim_due(2000, lease_ms=30_000)
     )
@@ -74,3 +75,100 @@ async def test_a_held_chat_waits_out_the_hold_before_its_window(store: Store) ->
     wait = await store.admit_chat(-7, int(time.time() * 1000), 20, 60_000)
     assert 4_000 < wait <= 5_000
     assert await store.admit_chat(-8, int(time.time() * 1000), 20, 60_000) == 0
+
+
+async def test_two_games_claiming_one_index_leave_one_game(store: Store) -> None:
+    # Two lobbies opened at once in one group, in different slots: the index is claimed
+    # before each record's commit, so exactly one commits and the other is refused.
+    index = store.keys.chat_game(-42)
+
+    async def open_game(game_id: str) -> bool:
+        key = store.keys.game(game_id)
+
+        def build(seen: dict[str, str | None]) -> Writes:
+            if seen[index]:
+                raise ValueError("taken")
+            return Writes(set_json={key: {"status": "lobby", "rev": 1}}, set_str={index: game_id})
+
+        try:
+            await store.atomic([key, index], build)
+        except ValueError:
+            return False
+        return True
+
+    won = await asyncio.gather(*(open_game(f"race{i}") for i in range(6)))
+    assert won.count(True) == 1
+    winner = f"race{won.index(True)}"
+    assert await store.get(index) == winner
+    for i in range(6):
+        exists = await store.get(store.keys.game(f"race{i}")) is not None
+        assert exists == (f"race{i}" == winner)
+
+
+async def test_an_index_naming_a_finished_or_missing_game_reads_as_none(store: Store) -> None:
+    # What a crash leaves between a game's last commit and its index's removal (or between
+    # a claim and its commit) reads as absent, and the next game takes the index over.
+    index = store.keys.chat_game(-43)
+    await store.redis.set(store.keys.game("old"), '{"status": "over", "rev": 9}')
+    for stale in ("old", "never-written"):
+        await store.redis.set(index, stale)
+        key = store.keys.game(f"new-{stale}")
+
+        def build(seen: dict[str, str | None], key: str = key, stale: str = stale) -> Writes:
+            assert seen[index] is None
+            return Writes(set_json={key: {"status": "lobby", "rev": 1}}, set_str={index: key})
+
+        await store.atomic([key, index], build)
+        assert await store.get(index) == key
+
+
+async def test_an_update_applied_to_a_record_is_not_applied_again(store: Store) -> None:
+    key = store.keys.game("dedup")
+    await store.redis.set(key, '{"status": "playing", "rev": 1}')
+
+    def bump(seen: dict[str, str | None]) -> Writes:
+        doc = json.loads(seen[key] or "{}")
+        doc["rev"] += 1
+        return Writes(set_json={key: doc})
+
+    await store.atomic([key], bump, update_id=500)
+    with pytest.raises(Duplicate):
+        await store.atomic([key], bump, update_id=500)
+    for update_id in range(501, 501 + SEEN_KEPT):
+        await store.atomic([key], bump, update_id=update_id)
+    with pytest.raises(Duplicate):  # older than every id the record keeps: applied before
+        await store.atomic([key], bump, update_id=499)
+    doc = json.loads(await store.get(key) or "{}")
+    assert doc["rev"] == 2 + SEEN_KEPT and len(doc["_seen"]) == SEEN_KEPT
+
+
+async def test_a_later_step_s_deadline_is_never_overridden_by_an_older_one(store: Store) -> None:
+    # Post-commit deadline writes carry the record's revision: a slow older step's arrives
+    # last and changes nothing.
+    key = store.keys.game("dl")
+    for rev, due in ((5, 9_000), (4, 99_000)):
+        await store.redis.set(key, f'{{"status": "playing", "rev": {rev - 1}}}')
+
+        def step(_: dict[str, str | None], rev: int = rev, due: int = due) -> Writes:
+            return Writes(
+                set_json={key: {"status": "playing", "rev": rev}}, deadline_set={"dl": due}
+            )
+
+        await store.atomic([key], step)
+    assert await store.deadline_of("dl") == 9_000
+
+
+async def test_an_upgrade_moves_the_older_global_deadlines_and_outboxes_into_buckets(
+    store: Store,
+) -> None:
+    prefix = store.keys.prefix
+    await store.redis.zadd(f"{prefix}:deadlines", {"g7": 7000, "g8": 8000})
+    await store.redis.sadd(f"{prefix}:outboxes", "g7")
+    moved = await store.adopt_legacy()
+    if store.cluster:  # an older version never ran on a cluster: nothing to adopt
+        assert moved == 0
+        return
+    assert moved == 3
+    assert await store.deadline_of("g7") == 7000 and await store.deadline_of("g8") == 8000
+    assert await store.pending_mark("g7") == 0
+    assert not await store.redis.exists(f"{prefix}:deadlines", f"{prefix}:outboxes")

@@ -15,15 +15,15 @@ from typing import Any
 
 import httpx
 import uvicorn
-from redis.asyncio import Redis
 
 from tgbot.config import DEFAULT_LOCALES, Config, Deadlines
 from tgbot.rendering.i18n import Catalogs
 from tgbot.run import webhook_app
 from tgbot.service.records import GameRecord
 from tgbot.storage.keys import Keys, chat_owner
-from tgbot.storage.store import Store
+from tgbot.storage.store import Store, connect
 
+from ..redis_server import cluster_url
 from .server import TelegramSim, build_sim_app
 
 SECRET = "test-secret_1"
@@ -162,7 +162,9 @@ class Harness:
     ) -> None:
         self.sim = sim
         self.config = config
-        self.store = Store(Redis.from_url(config.redis_url or ""), Keys(config.key_prefix))
+        self.store = Store(
+            connect(config.redis_url or "", cluster_url(config.redis_url)), Keys(config.key_prefix)
+        )
         self.url = webhook_url
         self.http = http
         self.updates = Updates()
@@ -234,6 +236,19 @@ class Harness:
         """Wait until the bot has delivered every reply it queued for a chat (replies are
         queued before the webhook answers, so this follows any update posted before)."""
         await self.delivered(chat_owner(chat_id), timeout)
+        # The reply to an update that changed a game waits in that game's outbox.
+        keys = self.store.keys
+        game_id = await self.store.get(
+            keys.chat_game(chat_id) if chat_id < 0 else keys.user_game(chat_id)
+        )
+        if game_id:
+            deadline = time.monotonic() + timeout
+            while any(
+                op.get("chat") == chat_id for _, op in await self.store.outbox_items(game_id)
+            ):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"replies to chat {chat_id} still undelivered")
+                await asyncio.sleep(0.01)
 
     def press_update(
         self, user: TgUser, chat_id: int, message_id: int, data: str

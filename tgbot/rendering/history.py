@@ -57,7 +57,7 @@ def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, fl
         key=lambda x: -x[1],
     )
     if claimed:
-        lines.append(t.gettext("🎭 What you claimed (bluffs of it):"))
+        lines.append(t.gettext("🎭 What you claimed (and how often it was a bluff):"))
         for character, n in claimed:
             bluffs = counts.get(f"bluff:{character.value}", 0)
             lines.append(
@@ -103,7 +103,13 @@ def top_text(
     if ai:
         lines += ["", t.gettext("🤖 AI players:")]
         rows(ai)
-    lines += ["", t.gettext("The rating is the estimate minus three times its uncertainty.")]
+    lines += [
+        "",
+        t.gettext(
+            "The rating is the estimate minus three times its uncertainty, so one lucky game "
+            "does not put you on top."
+        ),
+    ]
     return "\n".join(lines)
 
 
@@ -137,7 +143,7 @@ def claims_text(t: Translator, claims: Mapping[str, Mapping[str, int]], names: N
 def claims_line(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> str:
     """The claim tracker as one line for the table, or "" when it is empty or too long."""
     entries = _claim_entries(t, claims, names)
-    line = t.gettext("🗣 Claimed: {list}").format(list="; ".join(entries)) if entries else ""
+    line = t.gettext("🗣 Claimed so far — {list}").format(list="; ".join(entries)) if entries else ""
     return line if len(line) <= TABLE_LINE_MAX else ""
 
 
@@ -152,7 +158,7 @@ def bluff_summary(
     for player, character, turn, true in claims:
         mark = "✅" if true else "❌"
         by_player.setdefault(player, []).append(
-            t.gettext("{mark}{character} (turn {turn})").format(
+            t.gettext("{mark} {character} (turn {turn})").format(
                 mark=mark, character=character_name(t, character), turn=turn
             )
         )
@@ -232,16 +238,4 @@ def does_not_replay_text(t: Translator) -> str:
     return t.gettext(
         "⚠️ The record of this game no longer replays to the same result, so I will not "
         "show it. The problem has been logged."
-    )
-
-
-def help_lines(t: Translator) -> str:
-    """The /help lines of the rating, claim and replay commands."""
-    return t.gettext(
-        "Records and ratings:\n"
-        "/top (group): the group's best players by rating\n"
-        "/claims (group): who has claimed which character in this game\n"
-        "/stats (private): your rating, games, wins and bluffs\n"
-        "/top (private): the best players of all groups\n"
-        "/replay (private): replay your last game; in a group: its last game's public log"
     )

@@ -128,12 +128,12 @@ class _Describer:
                 Action.INCOME: t.gettext("💰 You take Income."),
                 Action.FOREIGN_AID: t.gettext("🤝 You ask for Foreign Aid."),
                 Action.COUP: t.gettext("💥 You stage a Coup against {target}."),
-                Action.TAX: t.gettext("👑 You claim the Duke and take Tax."),
+                Action.TAX: t.gettext("👑 You claim the Duke to take Tax."),
                 Action.ASSASSINATE: t.gettext(
                     "🗡 You claim the Assassin and pay 3 coins to assassinate {target}."
                 ),
                 Action.STEAL: t.gettext("🏴 You claim the Captain to steal from {target}."),
-                Action.EXCHANGE: t.gettext("🔄 You claim the Ambassador and exchange cards."),
+                Action.EXCHANGE: t.gettext("🔄 You claim the Ambassador to exchange cards."),
             }[e.action]
         elif e.target is not None and e.target == self.you:
             text = {
@@ -150,12 +150,12 @@ class _Describer:
                 Action.INCOME: t.gettext("💰 {actor} takes Income."),
                 Action.FOREIGN_AID: t.gettext("🤝 {actor} asks for Foreign Aid."),
                 Action.COUP: t.gettext("💥 {actor} stages a Coup against {target}."),
-                Action.TAX: t.gettext("👑 {actor} claims the Duke and takes Tax."),
+                Action.TAX: t.gettext("👑 {actor} claims the Duke to take Tax."),
                 Action.ASSASSINATE: t.gettext(
                     "🗡 {actor} claims the Assassin and pays 3 coins to assassinate {target}."
                 ),
                 Action.STEAL: t.gettext("🏴 {actor} claims the Captain to steal from {target}."),
-                Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador and exchanges cards."),
+                Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador to exchange cards."),
             }[e.action]
         return text.format(actor=actor, target=target)
 
@@ -165,18 +165,18 @@ class _Describer:
         mine, at_me = e.actor == self.you, e.target is not None and e.target == self.you
         if e.action is Action.EXCHANGE:
             if mine:
-                return t.gettext("🔄 You claim the Inquisitor and exchange a card.")
-            return t.gettext("🔄 {actor} claims the Inquisitor and exchanges a card.")
+                return t.gettext("🔄 You claim the Inquisitor to exchange a card.")
+            return t.gettext("🔄 {actor} claims the Inquisitor to exchange a card.")
         if e.action is Action.EXAMINE:
             if mine:
-                return t.gettext("🔍 You claim the Inquisitor and examine {target}.")
+                return t.gettext("🔍 You claim the Inquisitor to examine {target}.")
             if at_me:
                 return t.gettext("🔍 {actor} claims the Inquisitor and wants to examine you!")
-            return t.gettext("🔍 {actor} claims the Inquisitor and examines {target}.")
+            return t.gettext("🔍 {actor} claims the Inquisitor to examine {target}.")
         if e.action is Action.EMBEZZLE:
             if mine:
-                return t.gettext("🐷 You say you have no Duke and embezzle the Reserve.")
-            return t.gettext("🐷 {actor} says they have no Duke and embezzles the Reserve.")
+                return t.gettext("🐷 You say you have no Duke and want to embezzle the Reserve.")
+            return t.gettext("🐷 {actor} says they have no Duke and wants to embezzle the Reserve.")
         assert e.action is Action.CONVERT
         if e.actor == e.target:
             if mine:
@@ -322,6 +322,8 @@ class _Describer:
         return text.format(actor=actor, target=target, n=n)
 
     def action_fizzled(self, e: ev.ActionFizzled) -> str:
+        if e.target == self.you:
+            return self.t.gettext("💨 You are already out: nothing happens.")
         return self.t.gettext("💨 {target} is already out: nothing happens.").format(
             target=self.name(e.target)
         )

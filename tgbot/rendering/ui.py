@@ -25,7 +25,7 @@ from ..engine import (
     Variant,
     Window,
 )
-from . import buttons, history
+from . import buttons
 from .forms import Case, action_in, character_in
 from .i18n import Translator
 from .texts import Names, cards_text, character_name, coins_text, variant_name
@@ -195,7 +195,7 @@ def status_text(t: Translator, view: PlayerView, names: Names, seconds_left: int
     }
     text = texts[waiting.kind].format(players=who)
     if seconds_left is not None:
-        text += " " + t.gettext("({time} left)").format(time=seconds_text(t, max(0, seconds_left)))
+        text += " " + t.gettext("{time} left.").format(time=seconds_text(t, max(0, seconds_left)))
     return text
 
 
@@ -514,9 +514,9 @@ def examine_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
 
 
 def help_text(t: Translator) -> str:
-    """What the bot does and its commands."""
+    """What the bot does and its commands, each once."""
     return t.gettext(
-        "🎲 Coup: a card game of bluffing for 2-6 players.\n\n"
+        "🎲 Coup: a card game of bluffing for 2–6 players.\n\n"
         "In a group:\n"
         "/newgame: open a game\n"
         "/join: join the open game\n"
@@ -524,23 +524,25 @@ def help_text(t: Translator) -> str:
         "/startgame: start now\n"
         "/cancel: cancel the game (its creator or an admin)\n"
         "/board: show the table again\n"
-        "/top: the group's best players\n"
+        "/claims: who has claimed which character in this game\n"
+        "/top: the group's best players by rating\n"
+        "/replay: the public log of the group's last game\n"
         "/settings: time limits and language (admins)\n"
         "/rules: the rules\n\n"
         "In private:\n"
         "/start: let me write to you (needed to play)\n"
         "/language: choose your language\n"
-        "/stats: your games and wins\n\n"
+        "/stats: your rating, games, wins and bluffs\n"
+        "/top: the best players of all groups\n"
+        "/replay: replay your last game\n\n"
         "Your cards and your buttons come here, in private. The group sees the table. "
         "Too few players? The game's creator can add AI players (🤖) in the lobby."
     ) + (
-        "\n\n"
+        "\n"  # under the last paragraph: /help stays four paragraphs
         + t.gettext(
             "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in /settings, "
             "and /rules explains it."
         )
-        + "\n\n"
-        + history.help_lines(t)  # issue 19 hook: /top, /claims, /stats, /replay
     )
 
 

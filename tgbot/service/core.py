@@ -47,10 +47,6 @@ class _Skip(Exception):
     """Abort a transaction without writing anything."""
 
 
-class Duplicate(Exception):
-    """The update was applied before: this delivery changes nothing."""
-
-
 # Whether the person is an admin of the given group: always asked about the game's own
 # group, never about the chat a press or command came from.
 AdminCheck = Callable[[int], Awaitable[bool]]
@@ -149,20 +145,17 @@ class ServiceCore:
         """
         key = self.keys.game(game_id)
         result: list[GameRecord] = []
-        update_key = self.keys.update(update_id) if update_id is not None else None
-        watch = [key, *extra_watch] + ([update_key] if update_key else [])
+        watch = [key, *extra_watch]
 
         def build(seen: dict[str, str | None]) -> Writes:
-            if update_key and seen[update_key]:
-                raise Duplicate  # a second delivery of an update already applied
             raw = seen[key]
             if raw is None:
                 raise _Skip
             record = GameRecord.from_dict(json.loads(raw))
             writes = Writes(mark_update=update_id)
             change(record, seen, writes)
-            if reply is not None:
-                writes.send(chat_owner(reply[0].chat_id), reply_op(*reply))
+            if reply is not None:  # in the game's outbox: its slot, its transaction
+                writes.send(game_id, reply_op(*reply))
             record.rev += 1
             writes.set_json[key] = record.to_dict()
             if record.status in (OVER, CANCELLED):
@@ -173,12 +166,10 @@ class ServiceCore:
             return writes
 
         try:
-            await self.store.atomic(watch, build)
+            await self.store.atomic(watch, build, update_id)
         except _Skip:
             raise UserError(self.catalogs.get(None).gettext("This game is over.")) from None
         await self._committed(game_id)
-        if reply is not None:
-            await self._committed(chat_owner(reply[0].chat_id))
         return result[0]
 
     async def _committed(self, owner: str) -> None:
@@ -193,17 +184,14 @@ class ServiceCore:
         queue it once, and a crash before it is sent leaves it queued for the sweeper.
         Raises Duplicate if the update was applied before.
         """
-        update_key = self.keys.update(origin.update_id)
         owner = chat_owner(origin.chat_id)
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            if seen[update_key]:
-                raise Duplicate
+        def build(_: dict[str, str | None]) -> Writes:
             writes = Writes(mark_update=origin.update_id)
             writes.send(owner, reply_op(origin, reply))
             return writes
 
-        await self.store.atomic([update_key], build)
+        await self.store.atomic([], build, origin.update_id, scope=self.keys.outbox(owner))
         await self._committed(owner)
 
     def _apply_step(
@@ -262,7 +250,7 @@ def refusal_text(t: Translator, reason: Reason) -> str:
         Reason.MUST_COUP: t.gettext("With 10 or more coins you must stage a Coup."),
         Reason.CANNOT_AFFORD: t.gettext("You do not have enough coins."),
         Reason.BAD_TARGET: t.gettext("You cannot target that player."),
-        Reason.NOT_YOUR_DECISION: t.gettext("It is not your decision now."),
+        Reason.NOT_YOUR_DECISION: t.gettext("It's not your turn to decide."),
         Reason.NOT_IN_VARIANT: t.gettext("That is not part of this game's variant."),
         Reason.SAME_ALLEGIANCE: t.gettext("That player is on your side."),
         Reason.RESERVE_EMPTY: t.gettext("The Reserve is empty."),

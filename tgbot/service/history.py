@@ -121,7 +121,7 @@ class History:
         if archive is None:
             return False
         await self.settle(archive)
-        await self.store.redis.zrem(self.store.keys.deadlines, game_id)
+        await self.store.clear_deadline(game_id)
         return True
 
     async def settle(self, archive: dict[str, Any]) -> None:
@@ -275,18 +275,14 @@ class History:
     ) -> None:
         """Queue messages for a chat with the update's mark, in one transaction (delivered
         by the sender, never from the handler)."""
-        from .game_service import Duplicate  # the service imports this module
-
-        update_key = self.store.keys.update(origin.update_id)
         owner = chat_owner(chat_id)
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            if seen[update_key]:
-                raise Duplicate
+        def build(_: dict[str, str | None]) -> Writes:
             writes = Writes(mark_update=origin.update_id)
             for text in messages:
                 writes.send(owner, Send(chat_id, text, thread=thread_id, direct=True).to_op())
             return writes
 
-        await self.store.atomic([update_key], build)
+        scope = self.store.keys.outbox(owner)
+        await self.store.atomic([], build, origin.update_id, scope=scope)  # Duplicate if seen
         await self.committed(owner)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import secrets
 from typing import Any
@@ -16,14 +15,12 @@ from ..storage.store import Writes
 from . import archive
 from .core import (
     AI_NAMES,
-    FINISHED_TTL_S,
     ID_ALPHABET,
     JOIN_PAYLOAD,
     MAX_PLAYERS,
     MIN_PLAYERS,
     RECORD_TTL_S,
     AdminCheck,
-    Duplicate,
     NeedsStart,
     ServiceCore,
     _joined,
@@ -118,22 +115,17 @@ class LobbyRoom(ServiceCore):
         record = await self._new_record(old.chat_id, old.thread_id, person.id)
         prefs = {s.id: await self.store.user_prefs(s.id) for s in old.humans()}
         group_t = self.catalogs.get(old.lang)
-        chat_key, old_key = self.keys.chat_game(old.chat_id), self.keys.game(old_id)
+        chat_key = self.keys.chat_game(old.chat_id)
         user_keys = {s.id: self.keys.user_game(s.id) for s in old.humans()}
-        update_key = self.keys.update(update_id) if update_id is not None else None
-        watch = [chat_key, old_key, *user_keys.values()] + ([update_key] if update_key else [])
+        # Two transactions, each in one slot (a Redis Cluster has no other kind): first the
+        # new lobby, which claims the group's index, so that of two presses one opens it;
+        # then the finished game's message loses Play again. A crash in between leaves the
+        # button, and a press then hears that a game is open in the group.
+        watch = [self.keys.game(record.id), chat_key, *user_keys.values()]
 
         def build(seen: dict[str, str | None]) -> Writes:
-            if update_key and seen[update_key]:
-                raise Duplicate
             if seen[chat_key]:
                 raise UserError(t.gettext("A game is already open in this group: /board"))
-            latest = seen[old_key]
-            if latest is None:
-                raise UserError(t.gettext("This game is over."))
-            finished = GameRecord.from_dict(json.loads(latest))
-            if finished.turn_ref is None:
-                raise UserError(t.gettext("This button is out of date."))
             writes = Writes(mark_update=update_id)
             record.players = []
             for seat in old.players:
@@ -156,22 +148,25 @@ class LobbyRoom(ServiceCore):
             writes.set_json[self.keys.game(record.id)] = record.to_dict()
             writes.expire[self.keys.game(record.id)] = RECORD_TTL_S
             writes.deadline_set[record.id] = record.deadline_ms or record.created_ms
-            # The finished game's message keeps its story and its Replay, and loses Play again.
+            return writes
+
+        def close_old(finished: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            """The finished game's message keeps its story and its Replay, loses Play again."""
+            if finished.turn_ref is None:
+                return  # another press closed it already
             again = group_t.gettext("🆕 {name} opened a new game.").format(name=person.name)
             text = "\n".join([*finished.story, "", again])
             replay = history_texts.replay_button(group_t, old_id)
             writes.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
-            writes.set_json[old_key] = finished.to_dict()
-            writes.expire[old_key] = FINISHED_TTL_S
-            return writes
 
-        await self.store.atomic(watch, build)
+        await self.store.atomic(watch, build, update_id)
         log.info(
             "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
         )
         await self._committed(record.id)
-        await self._committed(old_id)
+        with contextlib.suppress(UserError):  # the finished game is gone: nothing to close
+            await self._mutate(old_id, close_old)
         return t.gettext("🆕 New game opened.")
 
     async def new_game(
@@ -186,12 +181,10 @@ class LobbyRoom(ServiceCore):
         record = await self._new_record(chat_id, thread_id, person.id)
         game_id, now = record.id, record.created_ms
         chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
-        update_key = self.keys.update(update_id) if update_id is not None else None
-        watch = [chat_key, user_key] + ([update_key] if update_key else [])
+        # The new record's key first: its slot is the transaction's; the indexes are claimed.
+        watch = [self.keys.game(game_id), chat_key, user_key]
 
         def build(seen: dict[str, str | None]) -> Writes:
-            if update_key and seen[update_key]:
-                raise Duplicate
             if seen[chat_key]:
                 raise UserError(t.gettext("A game is already open in this group: /board"))
             writes = Writes(mark_update=update_id)
@@ -216,7 +209,7 @@ class LobbyRoom(ServiceCore):
             writes.deadline_set[game_id] = record.deadline_ms or now
             return writes
 
-        await self.store.atomic(watch, build)
+        await self.store.atomic(watch, build, update_id)
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self._committed(game_id)
         return None
@@ -311,7 +304,7 @@ class LobbyRoom(ServiceCore):
             if len(record.players) < MIN_PLAYERS:
                 raise UserError(t.gettext("At least 2 players are needed."))
             if not record.humans():
-                raise UserError(t.gettext("A game needs at least one person."))
+                raise UserError(t.gettext("A game needs at least one human player."))
             self._start(record, writes)
 
         await self._mutate(game_id, change, (), update_id)

@@ -7,7 +7,7 @@ from typing import Any
 from ..engine import IllegalDecision, view_of
 from ..rendering import buttons, ui
 from ..rendering.i18n import Translator
-from ..storage.store import Writes
+from ..storage.store import Duplicate, Writes, applied
 from . import archive
 from .core import (
     AdminCheck,
@@ -44,6 +44,8 @@ class PlayRoom(LobbyRoom):
         raw = await self.store.get_json(self.keys.game(pressed.game_id))
         if raw is None:
             return CallbackResult(t.gettext("This game is over."))
+        if applied(raw, update_id):
+            raise Duplicate
         record = GameRecord.from_dict(raw)
         if pressed.code in buttons.LOBBY_CODES:
             if chat_id != record.chat_id:

@@ -9,7 +9,7 @@ from .core import (
     ServiceCore,
 )
 from .lobby import chat_variant
-from .records import LOBBY, GameRecord
+from .records import LOBBY, PLAYING, GameRecord
 from .results import Person, Reply
 
 
@@ -29,7 +29,11 @@ class QueryRoom(ServiceCore):
         if not game_id:
             return None
         raw = await self.store.get_json(self.keys.game(game_id))
-        return None if raw is None else GameRecord.from_dict(raw)
+        # An index entry is removed after the record's last step: one left behind (a crash
+        # in between) names a game that is over, which reads as none.
+        if raw is None or raw.get("status") not in (LOBBY, PLAYING):
+            return None
+        return GameRecord.from_dict(raw)
 
     async def board(self, chat_id: int) -> Reply:
         """The table of the group's game (or the lobby), posted again."""

@@ -107,8 +107,8 @@ class StepMessages:
         t = self.catalogs.get(record.lang)
         seat = record.seat(user_id)
         return t.gettext(
-            "📵 I cannot write to {player}. Open https://t.me/{bot}?start=hi and press Start; "
-            "until then their decisions time out."
+            "📵 {player}, I can't message you privately. Open https://t.me/{bot}?start=hi and "
+            "press Start; until then your turns time out."
         ).format(player=seat.name if seat else user_id, bot=self.bot_username)
 
     def fallback(self, record: GameRecord, user_id: int) -> Fallback:
@@ -274,7 +274,15 @@ class StepMessages:
         fallback = self.fallback(record, user_id)
         if user_id in prompted:
             view = view_of(game, user_id)
-            screen = self._prompt(t, record, view, events, names, own_lines)
+            # The prompt shows their hand: the deal line would say the same cards twice.
+            hand_shown = [
+                line
+                for e in events
+                if _concerns(e, user_id)
+                and not isinstance(e, ev.CardsDealt)
+                and (line := describe(e, t, names, user_id))
+            ]
+            screen = self._prompt(t, record, view, events, names, hand_shown)
             seconds = seconds_for(record.timing, waiting.kind)
             plan.add(
                 Send(

@@ -1,12 +1,19 @@
-"""Every Redis key the bot uses, in one place.
+"""Every Redis key the bot uses, in one place, designed for Redis Cluster's slots.
 
-One game's keys share the hash tag ``{g:<id>}`` so that they could live on one Redis
-Cluster slot. Outboxes belong to an *owner*: a game (its id), or a chat for the replies to
+One game's keys share the hash tag ``{g:<id>}``: a step reads and writes only them in its
+transaction. Outboxes belong to an *owner*: a game (its id), or a chat for the replies to
 commands that no game holds (``c:<chat id>``, tagged ``{c:<chat id>}``).
+
+What crosses games (a chat's or a person's game, settings, preferences, stats) lives in
+keys of its own, each written in a single-slot operation. What every process scans (due
+deadlines, outboxes waiting for delivery) is split into `buckets` keys tagged
+``{dl:<n>}`` and ``{ob:<n>}``, a game's bucket fixed by its id, so that no key takes more
+than about 1/buckets of that traffic however many games there are.
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 CHAT_OWNER_PREFIX = "c:"
@@ -21,11 +28,32 @@ def _tag(owner: str) -> str:
     return owner if owner.startswith(CHAT_OWNER_PREFIX) else f"g:{owner}"
 
 
+def slot_tag(key: str) -> str:
+    """What Redis Cluster hashes for a key: its {tag} if it has one, else the whole key."""
+    start = key.find("{")
+    if start >= 0:
+        end = key.find("}", start + 1)
+        if end > start + 1:
+            return key[start + 1 : end]
+    return key
+
+
+def game_of_key(key: str) -> str | None:
+    """The game id a game-slot key belongs to (None for other keys)."""
+    tag = slot_tag(key)
+    return tag[2:] if tag.startswith("g:") else None
+
+
 @dataclass(frozen=True, slots=True)
 class Keys:
     """Key names under a prefix."""
 
     prefix: str = "coup"
+    buckets: int = 8  # REDIS_BUCKETS: shards of the deadline and pending-delivery sets
+
+    def bucket(self, owner: str) -> int:
+        """The bucket of a game (or chat owner), the same in every process."""
+        return zlib.crc32(owner.encode()) % self.buckets
 
     def game(self, game_id: str) -> str:
         """The game record (JSON, with its revision)."""
@@ -59,19 +87,23 @@ class Keys:
         """Hash: a person's language and whether the bot may write to them."""
         return f"{self.prefix}:user:{user_id}:prefs"
 
-    @property
-    def deadlines(self) -> str:
-        """Sorted set: game id scored by its next deadline (epoch milliseconds)."""
-        return f"{self.prefix}:deadlines"
+    def deadlines(self, bucket: int) -> str:
+        """Sorted set: one bucket's game ids scored by their next deadline (epoch ms)."""
+        return f"{self.prefix}:{{dl:{bucket}}}:deadlines"
 
-    @property
-    def pending_outboxes(self) -> str:
-        """Set of games whose outbox may hold undelivered messages."""
-        return f"{self.prefix}:outboxes"
+    def deadline_revs(self, bucket: int) -> str:
+        """Hash: the record revision that last set each game's deadline in the bucket
+        (an older step's late write never overrides a newer one)."""
+        return f"{self.prefix}:{{dl:{bucket}}}:revs"
 
-    def update(self, update_id: int) -> str:
-        """Marks a Telegram update as applied, so a second delivery changes nothing."""
-        return f"{self.prefix}:update:{update_id}"
+    def pending_outboxes(self, bucket: int) -> str:
+        """Sorted set: one bucket's owners whose outbox may hold undelivered messages,
+        scored by when a step last queued something (epoch ms)."""
+        return f"{self.prefix}:{{ob:{bucket}}}:pending"
+
+    def seen(self, scope_key: str) -> str:
+        """Sorted set in `scope_key`'s slot: the latest update ids applied there (bounded)."""
+        return f"{self.prefix}:{{{slot_tag(scope_key)}}}:seen"
 
     def stats_user(self, user_id: int) -> str:
         """Hash: a person's games played, won, and claims by character (kept forever)."""

@@ -1,4 +1,30 @@
-"""A thin Redis layer: compare-and-set transactions, deadlines, outboxes, preferences."""
+"""A thin Redis layer: compare-and-set transactions, deadlines, outboxes, preferences.
+
+The same code runs on one Redis server and on a Redis Cluster (see `open_client`): every
+atomic operation is one Lua script or command on keys of a single slot.
+
+A step's transaction (`Store.atomic`) commits everything in its game's slot in one script
+that first checks, compare-and-set, that the game record is still what the step read.
+What lives elsewhere is written in single-slot operations around it, in this order:
+
+1. before the commit: claims of the indexes that must stay unique (a chat's open game, a
+   person's game: SET unless held by a live game), the game's deadline made no later than
+   the step's (ZADD LT in its bucket), and a mark in its pending-delivery bucket;
+2. the commit (record, outbox, message ids, its update ids);
+3. after it: the deadline set exactly (guarded by the record's revision, so a slow older
+   step never overrides a newer one), deadlines cleared, index entries removed (only if
+   they still name this game), counters in other slots incremented.
+
+The record is the truth. Whatever step 1 leaves behind when the commit never happens (a
+conflict, a refusal, a crash) is harmless: a claim is released, or later read as absent
+because the game it names does not exist or is over; a deadline fires early and is re-armed
+from the record; a mark leads the sweeper to an empty outbox, which it drops. What a crash
+between 2 and 3 loses errs the same way: an index entry left naming a finished game reads
+as absent, a deadline left early fires and is re-armed, and a counter in another slot
+misses that step (at most once, never twice). A finished game's ratings and stats are not
+such counters: its deadline, armed by its last step, counts it once per scope afterwards
+(tgbot/service/history.py).
+"""
 
 from __future__ import annotations
 
@@ -12,12 +38,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.exceptions import WatchError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisError
 
-from .keys import Keys
+from .keys import Keys, chat_owner, game_of_key, slot_tag
 
-# Claim due deadlines atomically: each claimed one is pushed `lease` ms into the future,
-# so a process that dies while handling it leaves it to fire again later.
+# A Redis server or a Redis Cluster: both clients offer the commands used here.
+Client = Any
+
+# Claim due deadlines of one bucket atomically: each claimed one is pushed `lease` ms into
+# the future, so a process that dies while handling it leaves it to fire again later.
 _CLAIM_DUE = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, member in ipairs(due) do
@@ -26,7 +56,42 @@ end
 return due
 """
 
-# Release a lock only if we still hold it.
+# Set (ARGV[3] a time) or clear (ARGV[3] '') a game's deadline unless a newer revision of
+# its record set it already. KEYS: the bucket's deadlines and revisions.
+_DEADLINE = """
+local seen = redis.call('HGET', KEYS[2], ARGV[1])
+if seen and tonumber(seen) > tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+return 1
+"""
+
+# Forget a pending-delivery mark unless a step marked it again since ARGV[2] (its score).
+_UNMARK = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+# Take an index entry: set it when absent, ours already, or held by ARGV[3] (a value the
+# caller found to name no live game).
+_CLAIM = """
+local held = redis.call('GET', KEYS[1])
+if (not held) or held == ARGV[1] or held == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return 1
+end
+return 0
+"""
+
+# Delete a key only if it holds ARGV[1] (a lock we hold, an index naming our game).
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -36,6 +101,26 @@ return 0
 _EXTEND = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
+"""
+
+# Replace a list's entries (ARGV[2..]) if it still holds what was read (ARGV[1]: their
+# count and joined form); 1 when replaced.
+_REPLACE_LIST = """
+local now = redis.call('LRANGE', KEYS[1], 0, -1)
+if #now .. ':' .. table.concat(now, '\\0') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+if #ARGV > 2 then
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, 2, #ARGV - 1))
+  redis.call('EXPIRE', KEYS[1], ARGV[#ARGV])
+end
+return 1
+"""
+
+# Empty a list, returning how many entries it held.
+_DROP_LIST = """
+local n = redis.call('LLEN', KEYS[1])
+redis.call('DEL', KEYS[1])
+return n
 """
 
 # A sliding window of sends per chat, shared by every process: admit a send when the chat
@@ -56,21 +141,94 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return tonumber(oldest[2]) + window - now + 1
 """
 
+# One transaction on one slot. ARGV[1] is JSON: "check", [key index, expected value or
+# false] pairs (compare-and-set on string keys); "seen", [key index, update id, kept, ttl]
+# or false (a sorted set of the latest update ids applied in this slot; an id already in
+# it, or older than all of a full set's, was applied before); "ops", the writes.
+# Returns 1 (committed), 0 (a checked key changed: read again) or 2 (applied before).
+_COMMIT = """
+local spec = cjson.decode(ARGV[1])
+for _, c in ipairs(spec.check) do
+  local now = redis.call('GET', KEYS[c[1]])
+  if c[2] == false then
+    if now then return 0 end
+  elseif now ~= c[2] then
+    return 0
+  end
+end
+local seen = spec.seen
+if seen then
+  local key, id, kept = KEYS[seen[1]], seen[2], seen[3]
+  if redis.call('ZSCORE', key, id) then return 2 end
+  if redis.call('ZCARD', key) >= kept then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if tonumber(id) < tonumber(oldest[2]) then return 2 end
+  end
+end
+for _, op in ipairs(spec.ops) do
+  local name, key = op[1], KEYS[op[2]]
+  if name == 'set' then
+    if op[4] then redis.call('SET', key, op[3], 'EX', op[4]) else redis.call('SET', key, op[3]) end
+  elseif name == 'expire' then redis.call('EXPIRE', key, op[3])
+  elseif name == 'del' then redis.call('DEL', key)
+  elseif name == 'rpush' then
+    redis.call('RPUSH', key, unpack(op[3]))
+    redis.call('EXPIRE', key, op[4])
+  elseif name == 'hset' then redis.call('HSET', key, unpack(op[3]))
+  elseif name == 'hincr' then redis.call('HINCRBY', key, op[3], op[4])
+  elseif name == 'zincr' then redis.call('ZINCRBY', key, op[4], op[3])
+  end
+end
+if seen then
+  local key = KEYS[seen[1]]
+  redis.call('ZADD', key, seen[2], seen[2])
+  redis.call('ZREMRANGEBYRANK', key, 0, -seen[3] - 1)
+  redis.call('EXPIRE', key, seen[4])
+end
+return 1
+"""
+
 MAX_CAS_ATTEMPTS = 60
-REDIS_CONNECTIONS = 100  # per process
+REDIS_CONNECTIONS = 100  # per process (per node on a cluster)
 REDIS_POOL_WAIT_S = 10.0
+CLUSTER_REPLY_WAIT_S = 30.0
 FINISHED_GAME_TTL = 24 * 3600
-UPDATE_MARK_TTL_S = 3 * 24 * 3600  # longer than Telegram keeps retrying an update
+# Telegram gives up on an update within a day; a game keeps its last SEEN_KEPT update ids
+# in its record (a chat or a group's settings in a small sorted set, for as long).
+UPDATE_MARK_TTL_S = 24 * 3600
+SEEN_KEPT = 32
+CHAT_SEEN_KEPT = 32  # a chat's latest update ids kept
+UPDATE_LEASE_MS = 10_000  # a process taking an update holds it this long at most
+SEEN_FIELD = "_seen"  # the update ids a game record's steps applied, kept in the record
+MESSAGE_IDS_TTL_S = 7 * 24 * 3600  # a game's message ids (a finished game's: 24 h)
+INDEX_TTL_S = 7 * 24 * 3600  # an index entry written without a TTL of its own
 OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
+# The sweeper looks at pending-delivery marks older than this: a fresh one is the sender's,
+# which delivers a step's messages at once and drops the mark (see Sender.flush).
+MARK_GRACE_MS = 3_000
+_LIVE = ("lobby", "playing")  # a game record's statuses that hold its index entries
+
+
+# An index claimed for a game whose record is not there yet is read again this many times
+# (its commit follows within a round trip or two) before it counts as left by a crash.
+PENDING_READS = 20
+
+
+class _Pending(Exception):
+    """An index names a game about to be written: read again."""
 
 
 class Conflict(Exception):
     """Too many concurrent writers on the same keys; the caller may retry later."""
 
 
+class Duplicate(Exception):
+    """The update was applied before: this delivery changes nothing."""
+
+
 @dataclass(slots=True)
 class Writes:
-    """Everything one step writes, applied in one MULTI/EXEC."""
+    """Everything one step writes (see the module's docstring for what goes where)."""
 
     set_json: dict[str, Any] = field(default_factory=dict)
     set_str: dict[str, str] = field(default_factory=dict)
@@ -94,28 +252,131 @@ class Writes:
 Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]
 
 
-def connect(url: str) -> Redis:
-    """A Redis client whose pool makes a burst wait for a free connection.
-
-    redis-py's default asyncio pool raises MaxConnectionsError at once when its 100
-    connections are busy, which a busy process reaches (seen in bench/webhook.py).
-    """
+def connect(url: str, cluster: bool = False) -> Client:
+    """A client for one server (a blocking pool: a burst waits for a free connection
+    rather than raise MaxConnectionsError) or, with `cluster`, for a Redis Cluster."""
+    if cluster:
+        # redis-py's cluster client gives up on a reply after 5 s by default and then
+        # drops every connection to that node, under other tasks' feet ('NoneType' object
+        # has no attribute 'writelines', seen with 50 games on two busy cores): wait as
+        # long as the one-server client does (it has no timeout), within reason.
+        return RedisCluster.from_url(
+            url,
+            max_connections=REDIS_CONNECTIONS * 4,
+            socket_timeout=CLUSTER_REPLY_WAIT_S,
+            socket_connect_timeout=CLUSTER_REPLY_WAIT_S,
+        )
     pool = BlockingConnectionPool.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S
     )
     return Redis.from_pool(pool)
 
 
+async def open_client(url: str) -> Client:
+    """The right client for `url`: a cluster's when the server says it is in cluster mode
+    (asked once, at start), else one server's (also when it cannot be asked yet: the
+    caller waits for it, then asks again with `cluster_client_if_needed`)."""
+    plain = connect(url)
+    try:
+        info = await plain.info("cluster")
+    except (RedisError, OSError):
+        return plain
+    if not info.get("cluster_enabled"):
+        return plain
+    await plain.aclose()
+    return connect(url, cluster=True)
+
+
+async def cluster_client_if_needed(client: Client, url: str) -> Client:
+    """`client`, or a cluster's client in its place if the server turns out to be one."""
+    if is_cluster(client):
+        return client
+    info = await client.info("cluster")
+    if not info.get("cluster_enabled"):
+        return client
+    await client.aclose()
+    return connect(url, cluster=True)
+
+
+def is_cluster(client: Client) -> bool:
+    """Whether the client talks to a Redis Cluster."""
+    return isinstance(client, RedisCluster)
+
+
+def applied(doc: dict[str, Any], update_id: int | None) -> bool:
+    """Whether a game record (as read) already applied this update."""
+    if update_id is None:
+        return False
+    ids = doc.get(SEEN_FIELD) or []
+    return update_id in ids or (len(ids) >= SEEN_KEPT and update_id < min(ids))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _doc(raw: str | None) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class _Plan:
+    """One attempt's writes, split by where they go (see the module's docstring)."""
+
+    def __init__(self, primary: str | None) -> None:
+        self.primary = primary
+        self.tag = None if primary is None else slot_tag(primary)
+        self.keys: list[str] = []
+        self._index: dict[str, int] = {}
+        self.check: list[list[Any]] = []
+        self.seen: list[Any] | bool = False
+        self.ops: list[list[Any]] = []
+        self.claims: dict[str, tuple[str, int]] = {}  # index key -> (value, ttl)
+        self.pre: list[tuple[str, list[str], list[Any]]] = []  # (command or script, keys, args)
+        self.post: list[tuple[str, list[str], list[Any]]] = []
+        self.counts: list[tuple[str, list[Any]]] = []  # stats: (command, args), after
+
+    def local(self, key: str) -> bool:
+        """Whether a key lives in the transaction's slot."""
+        if self.tag is None:
+            self.tag = slot_tag(key)
+            self.primary = key
+        return slot_tag(key) == self.tag
+
+    def ki(self, key: str) -> int:
+        """The (1-based) index of a key in the script's KEYS."""
+        if key not in self._index:
+            self.keys.append(key)
+            self._index[key] = len(self.keys)
+        return self._index[key]
+
+    def empty(self) -> bool:
+        """Whether nothing needs the transaction's script."""
+        return not self.ops and not self.seen
+
+
 class Store:
     """Redis access for the game service."""
 
-    def __init__(self, redis: Redis, keys: Keys) -> None:
+    def __init__(self, redis: Client, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
-        self._claim = redis.register_script(_CLAIM_DUE)
+        self.cluster = is_cluster(redis)
+        self._commit = redis.register_script(_COMMIT)
+        self._claim_key = redis.register_script(_CLAIM)
         self._release = redis.register_script(_RELEASE)
         self._extend = redis.register_script(_EXTEND)
         self._admit = redis.register_script(_WINDOW_ADMIT)
+        self._replace = redis.register_script(_REPLACE_LIST)
+        self._drop = redis.register_script(_DROP_LIST)
+        self._begin = redis.register_script(_BEGIN_UPDATE)
+        self._mark = redis.register_script(_MARK_UPDATE)
+        self._remember = redis.register_script(_REMEMBER)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -131,80 +392,317 @@ class Store:
         raw = await self.redis.get(key)
         return None if raw is None else raw.decode()
 
-    async def atomic(self, watch: list[str], build: Builder) -> Writes:
+    def _pipe(self) -> Any:
+        return self.redis.pipeline(transaction=False)
+
+    async def atomic(
+        self,
+        watch: list[str],
+        build: Builder,
+        update_id: int | None = None,
+        scope: str | None = None,
+    ) -> Writes:
         """Read `watch`, build the writes from what was read, commit them compare-and-set.
 
-        `build` sees the watched keys' values and returns the writes; it may raise to
-        abort with nothing written. A concurrent change to a watched key re-runs it.
+        `watch[0]` is the transaction's key (a game record, or a chat's outbox): the keys
+        of its slot are compared and written in one script. Other watched keys are
+        indexes naming a game; one naming no live game reads as None. `build` sees the
+        values and returns the writes; it may raise to abort with nothing written. A
+        concurrent change re-runs it. With `update_id` (or writes.mark_update), the update
+        is marked applied in the same script; Duplicate if it was applied before. With no
+        `watch`, `scope` names the transaction's key (a chat's outbox, say).
         """
-        for attempt in range(MAX_CAS_ATTEMPTS):
-            async with self.redis.pipeline(transaction=True) as pipe:
+        claimed: dict[str, str] = {}
+        try:
+            for attempt in range(MAX_CAS_ATTEMPTS):
                 try:
-                    await pipe.watch(*watch)
-                    values = await pipe.mget(watch) if watch else []
-                    seen = {
-                        k: (None if v is None else v.decode())
-                        for k, v in zip(watch, values, strict=False)
-                    }
-                    writes = build(seen)
-                    if not isinstance(writes, Writes):
-                        writes = await writes
-                    pipe.multi()
-                    self._queue(pipe, writes)
-                    await pipe.execute()
-                    return writes
-                except WatchError:
-                    # Back off a little, at random, so that racing writers spread out.
-                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+                    seen, dangling = await self._read(watch, update_id, attempt)
+                except _Pending:
+                    await asyncio.sleep(0.005 * min(attempt + 1, 10))
                     continue
-        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
+                if (
+                    update_id is not None
+                    and watch
+                    and applied(_doc(seen[watch[0]]) or {}, update_id)
+                ):
+                    raise Duplicate
+                writes = build(seen)
+                if not isinstance(writes, Writes):
+                    writes = await writes
+                if update_id is not None:
+                    writes.mark_update = update_id
+                plan = self._plan(watch, seen, writes, scope=scope)
+                outcome = await self._run(plan, dangling, claimed)
+                if outcome == 1:
+                    for key in set(claimed) - set(plan.claims):
+                        await self._release(keys=[key], args=[claimed.pop(key)])
+                    claimed.clear()
+                    return writes
+                if outcome == 2:
+                    raise Duplicate
+                # Back off a little, at random, so that racing writers spread out.
+                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+            raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
+        finally:
+            for key, value in claimed.items():
+                await self._release(keys=[key], args=[value])
 
     async def commit(self, writes: Writes) -> None:
-        """Apply writes that depend on nothing read, in one MULTI/EXEC."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            self._queue(pipe, writes)
-            await pipe.execute()
+        """Apply writes that depend on nothing read (each slot's part atomically)."""
+        primary = self.keys.outbox(writes.outbox[0][0]) if writes.outbox else None
+        plan = self._plan([], {}, writes, check=False, scope=primary)
+        await self._run(plan, {}, {})
 
-    def _queue(self, pipe: Any, writes: Writes) -> None:
+    async def _read(
+        self, watch: list[str], update_id: int | None = None, attempt: int = 0
+    ) -> tuple[dict[str, str | None], dict[str, str]]:
+        """The watched values; an index naming no live game reads as None (and may be
+        taken over: `dangling` keeps what it held). Duplicate if the game an index names
+        applied `update_id` (another process took the same update); _Pending while the
+        game it names is not written yet (claimed just before its commit)."""
+        if not watch:
+            return {}, {}
+        if len(watch) == 1:
+            raw = [await self.redis.get(watch[0])]
+        else:
+            pipe = self._pipe()
+            for key in watch:
+                pipe.get(key)
+            raw = await pipe.execute()
+        seen = {k: (None if v is None else v.decode()) for k, v in zip(watch, raw, strict=True)}
+        tag = slot_tag(watch[0])
+        pointers = {k: v for k, v in seen.items() if v and slot_tag(k) != tag}
+        dangling: dict[str, str] = {}
+        if pointers:
+            pipe = self._pipe()
+            for game_id in pointers.values():
+                pipe.get(self.keys.game(game_id))
+            for (key, game_id), record in zip(pointers.items(), await pipe.execute(), strict=True):
+                doc = _doc(None if record is None else record.decode())
+                if doc is None and attempt < PENDING_READS:
+                    raise _Pending
+                if doc is not None and applied(doc, update_id):
+                    raise Duplicate
+                if doc is None or doc.get("status") not in _LIVE:
+                    dangling[key] = game_id
+                    seen[key] = None
+        return seen, dangling
+
+    def _plan(
+        self,
+        watch: list[str],
+        seen: dict[str, str | None],
+        writes: Writes,
+        check: bool = True,
+        scope: str | None = None,
+    ) -> _Plan:
         keys = self.keys
-        for key, value in writes.set_json.items():
-            pipe.set(key, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-        for key, text in writes.set_str.items():
-            pipe.set(key, text)
-        for key, seconds in writes.expire.items():
-            pipe.expire(key, seconds)
-        if writes.delete:
-            pipe.delete(*writes.delete)
-        for game_id, op in writes.outbox:
-            pipe.rpush(keys.outbox(game_id), json.dumps(op, ensure_ascii=False))
-            pipe.expire(keys.outbox(game_id), OUTBOX_TTL_S)  # refreshed with every write
-            pipe.sadd(keys.pending_outboxes, game_id)
-        for game_id, due_ms in writes.deadline_set.items():
-            pipe.zadd(keys.deadlines, {game_id: due_ms})
-        if writes.deadline_clear:
-            pipe.zrem(keys.deadlines, *writes.deadline_clear)
+        plan = _Plan(watch[0] if watch else scope)
+        primary = plan.primary
+        if check:
+            for key in watch:
+                if plan.local(key):
+                    value = seen.get(key)
+                    plan.check.append([plan.ki(key), False if value is None else value])
+        owner_game = None if primary is None else game_of_key(primary)
+        old = _doc(seen.get(primary)) if primary else None
+        doc = writes.set_json.get(primary) if primary else None
         if writes.mark_update is not None:
-            pipe.set(keys.update(writes.mark_update), "1", ex=UPDATE_MARK_TTL_S)
+            if isinstance(doc, dict):
+                ids = [*list((old or {}).get(SEEN_FIELD) or []), writes.mark_update]
+                doc[SEEN_FIELD] = ids[-SEEN_KEPT:]
+            elif primary is not None:
+                seen_key = keys.seen(primary)
+                plan.seen = [plan.ki(seen_key), writes.mark_update, SEEN_KEPT, UPDATE_MARK_TTL_S]
+        expire = dict(writes.expire)
+        strings = {k: _dumps(v) for k, v in writes.set_json.items()}
+        strings.update(writes.set_str)
+        for key, text in strings.items():
+            ttl = expire.pop(key, None)
+            if plan.local(key):
+                plan.ops.append(["set", plan.ki(key), text] + ([ttl] if ttl else []))
+            else:
+                plan.claims[key] = (text, ttl or INDEX_TTL_S)
+        for key, seconds in expire.items():
+            if plan.local(key):
+                plan.ops.append(["expire", plan.ki(key), seconds])
+            else:
+                plan.post.append(("EXPIRE", [key], [seconds]))
+        for key in writes.delete:
+            if plan.local(key):
+                plan.ops.append(["del", plan.ki(key)])
+            elif owner_game is not None:
+                plan.post.append((_RELEASE, [key], [owner_game]))  # only if it names us
+            else:
+                plan.post.append(("DEL", [key], []))
+        now = int(time.time() * 1000)
+        queued: dict[str, list[str]] = {}
+        for owner, op in writes.outbox:
+            queued.setdefault(owner, []).append(json.dumps(op, ensure_ascii=False))
+        for owner, entries in queued.items():
+            key = keys.outbox(owner)
+            # A mark's score changes with every step (ms, and a random part for the same ms).
+            score = now * 1000 + random.randrange(1000)
+            plan.pre.append(("ZADD", [keys.pending_outboxes(keys.bucket(owner))], [score, owner]))
+            if plan.local(key):
+                plan.ops.append(["rpush", plan.ki(key), entries, OUTBOX_TTL_S])
+            else:
+                plan.post.append(("RPUSH", [key], entries))
+                plan.post.append(("EXPIRE", [key], [OUTBOX_TTL_S]))
+        rev = (doc if isinstance(doc, dict) else old or {}).get("rev", 1 << 50)
+        for game_id, due_ms in writes.deadline_set.items():
+            bucket = keys.bucket(game_id)
+            plan.pre.append(("ZADD", [keys.deadlines(bucket)], ["LT", due_ms, game_id]))
+            dl_keys = [keys.deadlines(bucket), keys.deadline_revs(bucket)]
+            plan.post.append((_DEADLINE, dl_keys, [game_id, rev, due_ms]))
+        for game_id in writes.deadline_clear:
+            bucket = keys.bucket(game_id)
+            dl_keys = [keys.deadlines(bucket), keys.deadline_revs(bucket)]
+            plan.post.append((_DEADLINE, dl_keys, [game_id, rev, ""]))
         for key, name, amount in writes.hincr:
-            pipe.hincrby(key, name, amount)
+            if plan.local(key):
+                plan.ops.append(["hincr", plan.ki(key), name, amount])
+            else:
+                plan.counts.append(("HINCRBY", [key, name, amount]))
         for key, member, amount in writes.zincr:
-            pipe.zincrby(key, amount, member)
+            if plan.local(key):
+                plan.ops.append(["zincr", plan.ki(key), member, amount])
+            else:
+                plan.counts.append(("ZINCRBY", [key, amount, member]))
         for key, mapping in writes.hset.items():
-            pipe.hset(key, mapping=mapping)
+            flat = [x for pair in mapping.items() for x in pair]
+            if plan.local(key):
+                plan.ops.append(["hset", plan.ki(key), flat])
+            else:
+                plan.counts.append(("HSET", [key, *flat]))
+        return plan
+
+    async def _run(self, plan: _Plan, dangling: dict[str, str], claimed: dict[str, str]) -> int:
+        """Apply a plan in order: claims and marks, the slot's script, what follows it.
+        1 committed, 0 conflict (read again), 2 applied before."""
+        for key, (value, ttl) in plan.claims.items():
+            if not await self._claim_key(keys=[key], args=[value, ttl, dangling.get(key, "")]):
+                return 0  # someone else's now: the next read shows it
+            claimed[key] = value
+        await self._batch(plan.pre)
+        if not plan.empty():
+            spec = {"check": plan.check, "seen": plan.seen, "ops": plan.ops}
+            outcome = int(await self._commit(keys=plan.keys, args=[_dumps(spec)]))
+            if outcome != 1:
+                return outcome
+        await self._batch(plan.post)
+        if plan.counts:
+            pipe = self._pipe()
+            for command, args in plan.counts:
+                pipe.execute_command(command, *args)
+            await pipe.execute()
+        return 1
+
+    async def _batch(self, calls: list[tuple[str, list[str], list[Any]]]) -> None:
+        """Single-slot commands and scripts, in one round trip (idempotent ones only)."""
+        if not calls:
+            return
+        pipe = self._pipe()
+        for command, keys, args in calls:
+            if command.startswith("\n"):  # a script's text
+                pipe.eval(command, len(keys), *keys, *args)
+            else:
+                pipe.execute_command(command, *keys, *args)
+        await pipe.execute()
 
     # ---- deadlines -----------------------------------------------------------------
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 20) -> list[str]:
-        """Claim up to `limit` games whose deadline has passed."""
-        due = await self._claim(keys=[self.keys.deadlines], args=[now_ms, now_ms + lease_ms, limit])
-        return [d.decode() for d in due]
+        """Claim up to `limit` games whose deadline has passed, from every bucket.
+
+        One look at every bucket (a command each, in one round trip), then a claim in
+        those that hold something due: an idle bucket costs one command a poll.
+        """
+        buckets = range(self.keys.buckets)
+        pipe = self._pipe()
+        for bucket in buckets:
+            pipe.zrangebyscore(self.keys.deadlines(bucket), "-inf", now_ms, start=0, num=1)
+        due_in = [b for b, first in zip(buckets, await pipe.execute(), strict=True) if first]
+        if not due_in:
+            return []
+        pipe = self._pipe()
+        for bucket in due_in:
+            pipe.eval(_CLAIM_DUE, 1, self.keys.deadlines(bucket), now_ms, now_ms + lease_ms, limit)
+        return [m.decode() for due in await pipe.execute() for m in due]
+
+    async def clear_deadline(self, game_id: str) -> None:
+        """Forget a game's deadline (whatever revision set it)."""
+        bucket = self.keys.bucket(game_id)
+        dl_keys = [self.keys.deadlines(bucket), self.keys.deadline_revs(bucket)]
+        await self.redis.eval(_DEADLINE, 2, *dl_keys, game_id, 1 << 50, "")
+
+    async def deadline_of(self, game_id: str) -> int | None:
+        """A game's armed deadline (epoch ms), None when it has none."""
+        due = await self.redis.zscore(self.keys.deadlines(self.keys.bucket(game_id)), game_id)
+        return None if due is None else int(due)
+
+    async def adopt_legacy(self) -> int:
+        """Move what an older version kept in one global key (its deadlines, its set of
+        pending outboxes) into the buckets; return how many entries moved. One server
+        only: the older version never ran on a cluster."""
+        if self.cluster:
+            return 0
+        prefix, moved = self.keys.prefix, 0
+        old_deadlines, old_pending = f"{prefix}:deadlines", f"{prefix}:outboxes"
+        for game_id, due in await self.redis.zrange(old_deadlines, 0, -1, withscores=True):
+            owner = game_id.decode()
+            await self.redis.zadd(
+                self.keys.deadlines(self.keys.bucket(owner)), {owner: due}, lt=True
+            )
+            moved += 1
+        for raw in await self.redis.smembers(old_pending):
+            owner = raw.decode()
+            await self.redis.zadd(self.keys.pending_outboxes(self.keys.bucket(owner)), {owner: 0})
+            moved += 1
+        await self.redis.delete(old_deadlines, old_pending)
+        return moved
+
+    async def deadline_counts(self, now_ms: int, late_ms: int) -> tuple[int, int, int]:
+        """Deadlines due now, due for longer than `late_ms`, and all of them."""
+        pipe = self._pipe()
+        for bucket in range(self.keys.buckets):
+            key = self.keys.deadlines(bucket)
+            pipe.zcount(key, "-inf", now_ms)
+            pipe.zcount(key, "-inf", now_ms - late_ms)
+            pipe.zcard(key)
+        rows = await pipe.execute()
+        return sum(rows[0::3]), sum(rows[1::3]), sum(rows[2::3])
 
     # ---- outboxes ------------------------------------------------------------------
 
     async def pending_games(self, limit: int = 50) -> list[str]:
-        """Games that may have undelivered messages."""
-        members = await self.redis.srandmember(self.keys.pending_outboxes, limit)
-        return [m.decode() for m in members or []]
+        """Owners whose outbox may still hold messages a step queued a while ago (the
+        sender delivers fresh ones at once; the sweeper looks only at older marks)."""
+        stale = (int(time.time() * 1000) - MARK_GRACE_MS) * 1000
+        per_bucket = max(1, limit // self.keys.buckets)
+        pipe = self._pipe()
+        for bucket in random.sample(range(self.keys.buckets), self.keys.buckets):
+            pipe.zrangebyscore(
+                self.keys.pending_outboxes(bucket),
+                "-inf",
+                stale,
+                start=0,
+                num=per_bucket,
+                withscores=True,
+            )
+        rows = await pipe.execute()
+        return [m.decode() for row in rows for m, _ in row]
+
+    async def pending_outbox_sizes(self, limit: int) -> tuple[list[str], list[int]]:
+        """Up to `limit` owners marked pending (any age), and their outboxes' lengths."""
+        pipe = self._pipe()
+        for bucket in range(self.keys.buckets):
+            pipe.zrange(self.keys.pending_outboxes(bucket), 0, limit // self.keys.buckets)
+        owners = [m.decode() for row in await pipe.execute() for m in row]
+        pipe = self._pipe()
+        for owner in owners:
+            pipe.llen(self.keys.outbox(owner))
+        return owners, [int(n) for n in await pipe.execute()] if owners else []
 
     async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
         """Take a short lock."""
@@ -253,62 +751,55 @@ class Store:
     async def outbox_remove(self, game_id: str, delivered: list[bytes]) -> None:
         """Drop delivered messages (each entry is unique: it carries an id)."""
         key = self.keys.outbox(game_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for raw in delivered:
-                pipe.lrem(key, 1, raw)
-            await pipe.execute()
+        pipe = self._pipe()
+        for raw in delivered:
+            pipe.lrem(key, 1, raw)
+        await pipe.execute()
 
     async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
         """Readdress an outbox's messages (and the group notes of its private ones) from a
         chat to the one it became, compare-and-set; return how many moved."""
         key = self.keys.outbox(owner)
         for attempt in range(MAX_CAS_ATTEMPTS):
-            async with self.redis.pipeline(transaction=True) as pipe:
-                try:
-                    await pipe.watch(key)
-                    entries = await pipe.lrange(key, 0, -1)
-                    moved, kept = 0, []
-                    for raw in entries:
-                        op = json.loads(raw)
-                        if old_chat not in (op.get("chat"), op.get("group")):
-                            kept.append(raw)
-                            continue
-                        for field_name in ("chat", "group"):
-                            if op.get(field_name) == old_chat:
-                                op[field_name] = new_chat
-                        kept.append(json.dumps(op, ensure_ascii=False).encode())
-                        moved += 1
-                    if not moved:
-                        return 0
-                    pipe.multi()
-                    pipe.delete(key)
-                    pipe.rpush(key, *kept)
-                    await pipe.execute()
-                    return moved
-                except WatchError:
-                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+            entries = await self.redis.lrange(key, 0, -1)
+            moved, kept = 0, []
+            for raw in entries:
+                op = json.loads(raw)
+                if old_chat not in (op.get("chat"), op.get("group")):
+                    kept.append(raw)
+                    continue
+                for field_name in ("chat", "group"):
+                    if op.get(field_name) == old_chat:
+                        op[field_name] = new_chat
+                kept.append(json.dumps(op, ensure_ascii=False).encode())
+                moved += 1
+            if not moved:
+                return 0
+            read = f"{len(entries)}:".encode() + b"\0".join(entries)
+            if await self._replace(keys=[key], args=[read, *kept, OUTBOX_TTL_S]):
+                return moved
+            await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
 
     async def outbox_drop(self, owner: str) -> int:
         """Forget an outbox and everything in it; return how many messages it held."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.llen(self.keys.outbox(owner))
-            pipe.delete(self.keys.outbox(owner))
-            pipe.srem(self.keys.pending_outboxes, owner)
-            held, _, _ = await pipe.execute()
+        held = await self._drop(keys=[self.keys.outbox(owner)])
+        bucket = self.keys.pending_outboxes(self.keys.bucket(owner))
+        await self.redis.zrem(bucket, owner)
         return int(held)
 
-    async def outbox_done(self, game_id: str) -> None:
-        """Forget a game's outbox once it is empty (checked atomically)."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            try:
-                await pipe.watch(self.keys.outbox(game_id))
-                if await pipe.llen(self.keys.outbox(game_id)) == 0:
-                    pipe.multi()
-                    pipe.srem(self.keys.pending_outboxes, game_id)
-                    await pipe.execute()
-            except WatchError:
-                pass
+    async def pending_mark(self, owner: str) -> int | None:
+        """When a step last marked an owner's outbox pending (None: not marked)."""
+        score = await self.redis.zscore(self.keys.pending_outboxes(self.keys.bucket(owner)), owner)
+        return None if score is None else int(score)
+
+    async def outbox_done(self, owner: str, mark: int | None) -> None:
+        """Forget the pending-delivery mark of an outbox found empty, unless a step marked
+        it again since `mark` was read (before the outbox was drained)."""
+        if mark is None:
+            return
+        bucket = self.keys.pending_outboxes(self.keys.bucket(owner))
+        await self.redis.eval(_UNMARK, 1, bucket, owner, mark)
 
     async def message_ids(self, game_id: str) -> dict[str, int]:
         """Message references of a game -> Telegram message ids."""
@@ -317,11 +808,9 @@ class Store:
 
     async def remember_message(self, game_id: str, ref: str, message_id: int) -> None:
         """Note which Telegram message a reference stands for."""
-        key = self.keys.messages(game_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, ref, message_id)
-            pipe.expire(key, 7 * 24 * 3600)
-            await pipe.execute()
+        await self._remember(
+            keys=[self.keys.messages(game_id)], args=[ref, message_id, MESSAGE_IDS_TTL_S]
+        )
 
     # ---- preferences ---------------------------------------------------------------
 
@@ -347,25 +836,30 @@ class Store:
         self, chat_id: int, update_id: int, change: Callable[[dict[str, str]], dict[str, str]]
     ) -> dict[str, str] | None:
         """Change a group's settings from their current values, compare-and-set, and mark
-        the update applied in the same transaction; None if it was applied before."""
-        key, mark = self.keys.chat_settings(chat_id), self.keys.update(update_id)
+        the update applied in the same script; None if it was applied before."""
+        key = self.keys.chat_settings(chat_id)
         for attempt in range(MAX_CAS_ATTEMPTS):
-            async with self.redis.pipeline(transaction=True) as pipe:
-                try:
-                    await pipe.watch(key, mark)
-                    if await pipe.exists(mark):
-                        return None
-                    raw = await pipe.hgetall(key)
-                    current = {k.decode(): v.decode() for k, v in raw.items()}
-                    values = change(current)
-                    pipe.multi()
-                    if values:
-                        pipe.hset(key, mapping=values)
-                    pipe.set(mark, "1", ex=UPDATE_MARK_TTL_S)
-                    await pipe.execute()
-                    return {**current, **values}
-                except WatchError:
-                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
+            raw = await self.redis.hgetall(key)
+            current = {k.decode(): v.decode() for k, v in raw.items()}
+            values = change(current)
+            outcome = int(
+                await self.redis.eval(
+                    _CHANGE_HASH,
+                    2,
+                    key,
+                    self.keys.seen(key),
+                    _dumps(sorted(current.items())),
+                    update_id,
+                    SEEN_KEPT,
+                    UPDATE_MARK_TTL_S,
+                    *[x for pair in values.items() for x in pair],
+                )
+            )
+            if outcome == 2:
+                return None
+            if outcome == 1:
+                return {**current, **values}
+            await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
 
     async def hash(self, key: str) -> dict[str, str]:
@@ -382,15 +876,89 @@ class Store:
         """One member's score in a sorted set (0 when absent)."""
         return int(await self.redis.zscore(key, member) or 0)
 
-    async def seen_update(self, update_id: int) -> bool:
-        """True if this update was already applied."""
-        return bool(await self.redis.exists(self.keys.update(update_id)))
+    # ---- updates -------------------------------------------------------------------
+
+    async def begin_update(self, chat_id: int, update_id: int) -> bool:
+        """Take an update of a chat for this process; False if it was applied before.
+
+        While another process holds it (the same update delivered twice at once), wait
+        until that one marks it applied (False) or its lease runs out (it died: True).
+        """
+        keys = self.keys
+        scope = keys.outbox(chat_owner(chat_id))
+        lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
+        while True:
+            got = int(
+                await self._begin(keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS])
+            )
+            if got != 0:
+                return got == 1
+            await asyncio.sleep(0.02)
+
+    async def end_update(self, chat_id: int, update_id: int) -> None:
+        """Mark an update of a chat applied (kept in the chat's latest update ids) and
+        drop its lease."""
+        keys = self.keys
+        scope = keys.outbox(chat_owner(chat_id))
+        lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
+        await self._mark(
+            keys=[keys.seen(scope), lease], args=[update_id, CHAT_SEEN_KEPT, UPDATE_MARK_TTL_S]
+        )
 
     async def hit(self, user_id: int, window_s: int) -> int:
         """Count one update from a person in the current window; return the count."""
         key = self.keys.throttle(user_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
-            pipe.incr(key)
-            _, count = await pipe.execute()
+        pipe = self._pipe()
+        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
+        pipe.incr(key)
+        _, count = await pipe.execute()
         return int(count)
+
+
+# Change a hash if it still holds what was read (ARGV[1]: its sorted pairs as JSON) and the
+# update (ARGV[2]) is not in the slot's latest ones (KEYS[2], ARGV[3] kept, ARGV[4] ttl);
+# ARGV[5..] the new field/value pairs. 1 changed, 0 changed meanwhile, 2 applied before.
+_CHANGE_HASH = """
+local seen, id, kept = KEYS[2], ARGV[2], tonumber(ARGV[3])
+if redis.call('ZSCORE', seen, id) then return 2 end
+if redis.call('ZCARD', seen) >= kept then
+  local oldest = redis.call('ZRANGE', seen, 0, 0, 'WITHSCORES')
+  if tonumber(id) < tonumber(oldest[2]) then return 2 end
+end
+local flat = redis.call('HGETALL', KEYS[1])
+local pairs_ = {}
+for i = 1, #flat, 2 do pairs_[#pairs_ + 1] = {flat[i], flat[i + 1]} end
+table.sort(pairs_, function(a, b) return a[1] < b[1] end)
+local now = #pairs_ == 0 and '[]' or cjson.encode(pairs_)
+if now ~= ARGV[1] then return 0 end
+if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
+redis.call('ZADD', seen, id, id)
+redis.call('ZREMRANGEBYRANK', seen, 0, -kept - 1)
+redis.call('EXPIRE', seen, ARGV[4])
+return 1
+"""
+
+
+# An update of a chat: 2 if applied before (in the chat's latest ids, KEYS[1]), else 1 if
+# its lease (KEYS[2], ARGV[2] ms) is ours now, 0 if another process holds it.
+_BEGIN_UPDATE = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 2 end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then return 1 end
+return 0
+"""
+
+# Mark an update applied in a chat's latest ids (ARGV[2] kept, ARGV[3] s to live).
+_MARK_UPDATE = """
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[2]) - 1)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+# Note a message id; a hash without a TTL gets one (a finished game's shorter one stays).
+_REMEMBER = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return 1
+"""

@@ -17,7 +17,6 @@ from ..rendering.i18n import LANGUAGES, Translator
 from ..service.game_service import AdminCheck, Duplicate, GameService, NeedsStart
 from ..service.lobby import chat_variant
 from ..service.results import Origin, Person, Reply, UserError
-from ..storage.store import UPDATE_MARK_TTL_S
 from ..tasks import settle
 from .answers import CallbackAnswer
 from .keyboards import markup
@@ -99,22 +98,23 @@ class Dispatcher:
     async def process(self, update: Update) -> CallbackAnswer | None:
         """Handle one update; return the answer a button press gets, if it was one.
 
-        Errors from storage propagate (the webhook answers 5xx and Telegram retries).
+        Errors from storage propagate (the webhook answers 5xx and Telegram retries). A
+        second delivery of an update is recognised where the update was applied (its
+        game's, or its chat's, latest update ids: tgbot.storage.store) and changes nothing.
         """
         query = update.callback_query
-        if await self.store.seen_update(update.update_id):
+        chat = update.effective_chat
+        if chat is not None and not await self.store.begin_update(chat.id, update.update_id):
             log.info("update %s seen before: ignored", update.update_id)
             return CallbackAnswer(query.id) if query else None
         try:
             answer = await self._route(update)
         except Duplicate:
             log.info("update %s was applied before: ignored", update.update_id)
-            return CallbackAnswer(query.id) if query else None
-        chat = update.effective_chat
+            answer = CallbackAnswer(query.id) if query else None
         log.info("update %s handled (chat %s)", update.update_id, chat.id if chat else None)
-        await self.store.redis.set(
-            self.store.keys.update(update.update_id), "1", ex=UPDATE_MARK_TTL_S
-        )
+        if chat is not None:
+            await self.store.end_update(chat.id, update.update_id)
         return answer
 
     async def _route(self, update: Update) -> CallbackAnswer | None:
@@ -384,7 +384,7 @@ class Dispatcher:
     async def _open_the_bot_first(self, person: Person, game_id: str) -> Reply:
         """The reply to /join from someone the bot may not write to yet: a deep link."""
         t = await self.service.translator_for(person)
-        text = t.gettext("{name}, open the bot and press Start, then you are in.")
+        text = t.gettext("{name}, open the bot and press Start, and you're in.")
         button = {"text": t.gettext("🤖 Open the bot"), "url": self.service.join_link(game_id)}
         return Reply(text.format(name=person.name), [[button]])
 

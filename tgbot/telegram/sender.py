@@ -137,6 +137,8 @@ class Sender:
             lock = self.keys.sending(game_id)
             if not await self.store.lock(lock, token, LOCK_MS):
                 return
+            # Read before draining: a step that marks the outbox meanwhile keeps its mark.
+            mark = await self.store.pending_mark(game_id)
             # The lock is short and kept alive while we work, so a process killed mid-way
             # holds up its game's messages for LOCK_MS at most.
             done = asyncio.Event()
@@ -148,7 +150,7 @@ class Sender:
                 await settle([keeper], LOCK_MS / 1000)
                 await self.store.unlock(lock, token)
             if await self.store.outbox_head(game_id) is None:
-                await self.store.outbox_done(game_id)
+                await self.store.outbox_done(game_id, mark)
                 return
             if not progressed:
                 return  # only group messages waiting for their minute: the sweeper retries
