@@ -14,13 +14,30 @@ import polib
 import pytest
 
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.engine import Action, Block, Character, DecisionKind, Game, KeepCards, view_of
+from tgbot.engine import (
+    VARIANT_ACTIONS,
+    Action,
+    Block,
+    Character,
+    DecisionKind,
+    Game,
+    KeepCards,
+    TakeAction,
+    Variant,
+    view_of,
+)
 from tgbot.engine import events as ev
 from tgbot.engine.cards import ACTIONS
 from tgbot.rendering import history, ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
 from tgbot.rendering.i18n import Catalogs, Translator
-from tgbot.rendering.texts import action_name, block_text, character_name, describe
+from tgbot.rendering.texts import (
+    action_name,
+    block_text,
+    character_name,
+    describe,
+    variant_name,
+)
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages, answer_options
 
@@ -281,9 +298,13 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
     """Every keyboard the players were shown in a few random games (prompts and lobby)."""
     boards = [ui.lobby_screen(t, "abcdef", "N", ["N"], 60).keyboard]
     boards.append(ui.language_screen(t).keyboard)
+    boards += [ui.lobby_screen(t, "abcdef", "N", ["N"], 60, v).keyboard for v in Variant]
     rng = random.Random(3)
-    for seed in range(25):
-        game, _ = Game.new([1, 2, 3, 4], seed)
+    # The base game, then each variant (issue 18: Examine, Convert, Embezzle, their prompts).
+    games = [(seed, Variant.BASE) for seed in range(25)]
+    games += [(seed, v) for v in Variant if v is not Variant.BASE for seed in range(12)]
+    for seed, variant in games:
+        game, _ = Game.new([1, 2, 3, 4], seed, variant=variant)
         names = {i: f"N{i}" for i in range(1, 5)}
         while not game.over:
             waiting = game.awaiting()
@@ -297,8 +318,14 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
                     DecisionKind.RESPONSE: lambda a=a: ui.response_screen(a, []),
                     DecisionKind.LOSE_CARD: lambda a=a: ui.lose_screen(a, []),
                     DecisionKind.EXCHANGE: lambda a=a: ui.exchange_screen(a, []),
+                    DecisionKind.SHOW_CARD: lambda a=a: ui.show_screen(a, []),
+                    DecisionKind.EXAMINE: lambda a=a: ui.examine_screen(a, []),
                 }[waiting.kind]()  # type: ignore[index]
                 boards.append(screen.keyboard)
+                if waiting.kind is DecisionKind.TURN:  # and every target picker it opens
+                    for action in {d.action for d in a.view.legal if isinstance(d, TakeAction)}:
+                        if VARIANT_ACTIONS[variant][action].targeted:
+                            boards.append(ui.target_screen(a, action).keyboard)
             pid = waiting.players[0]
             game.apply(pid, rng.choice(game.legal_decisions(pid)))
     return boards
@@ -318,6 +345,12 @@ def test_buttons_fit_their_row_on_a_phone(lang: str) -> None:
     assert t.gettext("✅ Pass") in seen
     assert any(text.startswith("🛡") for text in seen)
     assert ui.ACTION_BUTTONS[Action.FOREIGN_AID](t) in seen
+    for action in (Action.EXAMINE, Action.CONVERT, Action.EMBEZZLE):
+        assert ui.ACTION_BUTTONS[action](t) in seen, action
+    for label in ("👍 Let them keep it", "🔁 Make them swap it", "🔀 Myself (1)"):
+        assert t.gettext(label) in seen, label
+    assert any(text.startswith("👁 ") for text in seen)  # a card to show
+    assert ui.decision_label(t, Block(Character.INQUISITOR), {}) in seen
 
 
 @pytest.mark.parametrize("lang", ["ka", "en"])
@@ -467,6 +500,57 @@ def test_georgian_rules_use_the_seed_terms() -> None:
         assert term in seed and term in rules, term
     for character in BASE:
         assert character_name(KA, character) in seed and character_name(KA, character) in rules
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_rules_of_each_variant_fit_one_message_and_use_the_glossary(lang: str) -> None:
+    t = CATALOGS.get(lang)
+    words = {
+        "ka": {"inquisitor": ["ინკვიზიტორი", "დაკითხვა", "ინკვიზიტორით დაბლოკოს"],
+               "reformation": ["ერთგულები", "რეფორმისტები", "მხარის შეცვლა", "ყულაბ",
+                               "მითვისება", "განძში"]},
+        "en": {"inquisitor": ["Inquisitor", "Examine", "Captain or an Inquisitor"],
+               "reformation": ["Loyalists", "Reformists", "Conversion", "Reserve",
+                               "Embezzlement", "treasury"]},
+    }[lang]  # fmt: skip
+    for variant in Variant:
+        text = ui.rules_for(t, variant)
+        assert text.startswith(ui.rules_text(t)) and len(text) < 4096, variant
+        for switch, points in words.items():
+            extra = text[len(ui.rules_text(t)) :]
+            for point in points:
+                assert (point in extra) == getattr(variant, switch), (variant, point)
+    listing = ui.variants_list_text(t)
+    for variant in Variant:
+        if variant is not Variant.BASE:
+            assert variant_name(t, variant) in listing
+
+
+def test_every_variant_event_reads_for_every_viewer() -> None:
+    """Conversions, embezzlements and examinations are told to the group and to each player,
+    in both languages, with every placeholder filled."""
+    kinds: set[str] = set()
+    rng = random.Random(18)
+    for variant in (Variant.INQUISITOR, Variant.REFORMATION, Variant.REFORMATION_INQUISITOR):
+        for seed in range(15):
+            game, events = Game.new([1, 2, 3], seed, variant=variant)
+            names = {1: "N1", 2: "N2", 3: "N3"}
+            while True:
+                for e in events:
+                    for t in (KA, EN):
+                        for viewer in (None, 1, 2, 3):
+                            line = describe(e, t, names, viewer)
+                            if line is None:
+                                continue
+                            assert line.strip() and "{" not in line, (e, viewer, line)
+                            kinds.add(type(e).__name__)
+                if game.over:
+                    break
+                pid = game.awaiting().players[0]
+                events = game.apply(pid, rng.choice(game.legal_decisions(pid)))
+    for kind in ("AllegiancesAssigned", "AllegianceChanged", "CardShown", "ExamineDecided",
+                 "ExaminedCard", "CardShownTo", "EmbezzlementChallenged"):  # fmt: skip
+        assert kind in kinds, kind
 
 
 # ---- second pass: the table of issue 15 and the records of issue 19 ---------------------

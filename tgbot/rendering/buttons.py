@@ -15,9 +15,12 @@ from ..engine import (
     Challenge,
     Character,
     Decision,
+    ForceExchange,
     KeepCards,
+    LetKeep,
     LoseCard,
     Pass,
+    ShowCard,
     TakeAction,
 )
 
@@ -27,6 +30,7 @@ _CHAR_CODE = {
     Character.CAPTAIN: "c",
     Character.AMBASSADOR: "m",
     Character.CONTESSA: "t",
+    Character.INQUISITOR: "i",
 }
 _CODE_CHAR = {v: k for k, v in _CHAR_CODE.items()}
 _ACTION_CODE = {
@@ -37,6 +41,9 @@ _ACTION_CODE = {
     Action.COUP: "c",
     Action.ASSASSINATE: "a",
     Action.STEAL: "s",
+    Action.EXAMINE: "y",
+    Action.CONVERT: "v",
+    Action.EMBEZZLE: "z",
 }
 _CODE_ACTION = {v: k for k, v in _ACTION_CODE.items()}
 
@@ -92,6 +99,12 @@ def encode_decision(decision: Decision, seats: list[int]) -> str:
         return "B" + _CHAR_CODE[decision.character]
     if isinstance(decision, LoseCard):
         return "L" + _CHAR_CODE[decision.character]
+    if isinstance(decision, ShowCard):
+        return "W" + _CHAR_CODE[decision.character]
+    if isinstance(decision, LetKeep):
+        return "Y"
+    if isinstance(decision, ForceExchange):
+        return "F"
     return "K" + "".join(_CHAR_CODE[c] for c in decision.cards)
 
 
@@ -107,6 +120,12 @@ def decode_decision(code: str, seats: list[int]) -> Decision:
             return Block(_CODE_CHAR[rest])
         if head == "L" and len(rest) == 1:
             return LoseCard(_CODE_CHAR[rest])
+        if head == "W" and len(rest) == 1:
+            return ShowCard(_CODE_CHAR[rest])
+        if head == "Y" and not rest:
+            return LetKeep()
+        if head == "F" and not rest:
+            return ForceExchange()
         if head == "K" and 1 <= len(rest) <= 2:
             return KeepCards(tuple(_CODE_CHAR[c] for c in rest))
         action = _CODE_ACTION[head]

@@ -6,24 +6,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engine import (
-    ACTIONS,
+    VARIANT_ACTIONS,
     Action,
+    Allegiance,
     Block,
     Challenge,
     Character,
     Decision,
     DecisionKind,
+    ForceExchange,
     KeepCards,
+    LetKeep,
     LoseCard,
     Pass,
     PlayerView,
+    ShowCard,
     TakeAction,
+    Variant,
     Window,
 )
 from . import buttons
 from .forms import Case, action_in, character_in
 from .i18n import Translator
-from .texts import Names, cards_text, character_name, coins_text
+from .texts import Names, cards_text, character_name, coins_text, variant_name
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
 Keyboard = list[list[Button]]
@@ -56,11 +61,18 @@ def seconds_text(t: Translator, seconds: int) -> str:
 
 
 def lobby_screen(
-    t: Translator, game_id: str, creator: str, players: Sequence[str], wait_seconds: int
+    t: Translator,
+    game_id: str,
+    creator: str,
+    players: Sequence[str],
+    wait_seconds: int,
+    variant: Variant = Variant.BASE,
 ) -> Screen:
-    """The lobby message with Join / Leave / Start / Cancel."""
+    """The lobby message with Join / Leave / Start / Cancel (and the variant, if not base)."""
     listing = "\n".join(f"{i}. {name}" for i, name in enumerate(players, 1)) or "—"
     text = t.gettext("🎲 {creator} opens a game of Coup!").format(creator=creator)
+    if variant is not Variant.BASE:
+        text += "\n" + variant_line(t, variant)
     text += "\n\n" + t.gettext("Players ({count}/{max}):").format(
         count=len(players), max=MAX_PLAYERS
     )
@@ -110,12 +122,29 @@ def game_closed_notice(t: Translator, reason: str) -> str:
 # ---- the group's board ---------------------------------------------------------------
 
 
+def variant_line(t: Translator, variant: Variant) -> str:
+    """The line that names the variant in use (lobby, table), with where its rules are."""
+    return t.gettext("🃏 Variant: {variant} (/rules)").format(variant=variant_name(t, variant))
+
+
+# The mark of each allegiance on the table (the legend under it names them).
+ALLEGIANCE_MARKS = {Allegiance.LOYALIST: "🔵", Allegiance.REFORMIST: "🔴"}
+
+
 def board_text(t: Translator, view: PlayerView, names: Names) -> str:
-    """The table: seats in order, coins, cards, deck and treasury (what the group may know)."""
+    """The table: seats in order, coins, cards, deck and treasury (what the group may know);
+    in the variants, the variant's name, each seat's allegiance and the Treasury Reserve."""
     over = view.winner is not None
-    lines = [t.gettext("🃏 The table")]
+    if view.variant is Variant.BASE:
+        lines = [t.gettext("🃏 The table")]
+    else:
+        lines = [
+            t.gettext("🃏 The table · {variant}").format(variant=variant_name(t, view.variant))
+        ]
     for i, p in enumerate(view.seats, 1):
         name = names.get(p.id, str(p.id))
+        if p.allegiance is not None:
+            name = f"{ALLEGIANCE_MARKS[p.allegiance]} {name}"
         shown = cards_text(t, p.revealed)
         if p.cards_down:
             line = f"{i}. {name} · 💰{p.coins} · " + "🂠" * p.cards_down
@@ -126,12 +155,28 @@ def board_text(t: Translator, view: PlayerView, names: Names) -> str:
         if not over and p.id == view.actor:
             line = "▶️ " + line
         lines.append(line)
-    lines.append(
-        t.gettext("Deck: {deck} · Treasury: {treasury}").format(
-            deck=view.deck_size, treasury=view.treasury
+    if view.variant.reformation:
+        lines.append(allegiance_legend(t, view))
+        lines.append(
+            t.gettext("Deck: {deck} · Treasury: {treasury} · 🐷 Reserve: {reserve}").format(
+                deck=view.deck_size, treasury=view.treasury, reserve=view.reserve
+            )
         )
-    )
+    else:
+        lines.append(
+            t.gettext("Deck: {deck} · Treasury: {treasury}").format(
+                deck=view.deck_size, treasury=view.treasury
+            )
+        )
     return "\n".join(lines)
+
+
+def allegiance_legend(t: Translator, view: PlayerView) -> str:
+    """Which mark is which allegiance, and whether the table is divided or united."""
+    legend = t.gettext("🔵 Loyalists · 🔴 Reformists")
+    if view.winner is None and not view.divided:
+        legend += " · " + t.gettext("united: anyone may target anyone")
+    return legend
 
 
 def status_text(t: Translator, view: PlayerView, names: Names, seconds_left: int | None) -> str:
@@ -145,9 +190,10 @@ def status_text(t: Translator, view: PlayerView, names: Names, seconds_left: int
         DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
         DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
         DecisionKind.EXCHANGE: t.gettext("⏳ {players} chooses cards to keep."),
+        DecisionKind.SHOW_CARD: t.gettext("⏳ {players} chooses a card to show."),
+        DecisionKind.EXAMINE: t.gettext("⏳ {players} decides about the card shown."),
     }
-    # The variants' decisions (Inquisitor's show and examine) have no line of their own.
-    text = texts.get(waiting.kind, texts[DecisionKind.RESPONSE]).format(players=who)
+    text = texts[waiting.kind].format(players=who)
     if seconds_left is not None:
         text += " " + t.gettext("{time} left.").format(time=seconds_text(t, max(0, seconds_left)))
     return text
@@ -223,10 +269,25 @@ def play_again_keyboard(t: Translator, game_id: str) -> Keyboard:
 def hand_text(t: Translator, view: PlayerView) -> str:
     """A player's face-down cards and coins."""
     assert view.viewer is not None
-    return t.gettext("🂠 Your cards: {cards} · 💰 {coins}").format(
+    text = t.gettext("🂠 Your cards: {cards} · 💰 {coins}").format(
         cards=cards_text(t, view.my_cards) or "—",
         coins=coins_text(t, view.seat(view.viewer).coins),
     )
+    side = view.seat(view.viewer).allegiance
+    if side is not None:
+        text += "\n" + side_text(t, side, view.reserve)
+    return text
+
+
+def side_text(t: Translator, side: Allegiance, reserve: int) -> str:
+    """A Reformation player's own allegiance and the Reserve, under their cards."""
+    mark = ALLEGIANCE_MARKS[side]
+    text = (
+        t.gettext("{mark} You are a Loyalist · 🐷 Reserve: {reserve}")
+        if side is Allegiance.LOYALIST
+        else t.gettext("{mark} You are a Reformist · 🐷 Reserve: {reserve}")
+    )
+    return text.format(mark=mark, reserve=reserve)
 
 
 def decision_label(t: Translator, decision: Decision, names: Names) -> str:
@@ -247,6 +308,14 @@ def decision_label(t: Translator, decision: Decision, names: Names) -> str:
         )
     if isinstance(decision, LoseCard):
         return character_name(t, decision.character)
+    if isinstance(decision, ShowCard):
+        return "👁 " + character_name(t, decision.character)
+    if isinstance(decision, LetKeep):
+        # TRANSLATORS: a button: the examined player keeps the card they showed.
+        return t.gettext("👍 Let them keep it")
+    if isinstance(decision, ForceExchange):
+        # TRANSLATORS: a button: the examined player must swap the card for one from the deck.
+        return t.gettext("🔁 Make them swap it")
     assert isinstance(decision, KeepCards)
     cards = decision.cards
     if len(cards) == 2 and cards[0] == cards[1]:
@@ -262,6 +331,9 @@ ACTION_BUTTONS = {
     Action.COUP: lambda t: t.gettext("💥 Coup"),
     Action.ASSASSINATE: lambda t: t.gettext("🗡 Assassinate"),
     Action.STEAL: lambda t: t.gettext("🏴 Steal"),
+    Action.EXAMINE: lambda t: t.gettext("🔍 Examine"),
+    Action.CONVERT: lambda t: t.gettext("🔀 Convert"),
+    Action.EMBEZZLE: lambda t: t.gettext("🐷 Embezzle"),
 }
 
 
@@ -314,9 +386,10 @@ def turn_screen(a: Asking) -> Screen:
     wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
     codes: set[str] = set()  # targeted actions appear once, as a button to their picker
     seats = [p.id for p in a.view.seats]
+    table = VARIANT_ACTIONS[a.view.variant]
     for d in legal:
         assert isinstance(d, TakeAction)
-        if ACTIONS[d.action].targeted:
+        if table[d.action].targeted:
             code = buttons.picker_code(d.action)
         else:
             code = buttons.encode_decision(d, seats)
@@ -337,12 +410,33 @@ def target_screen(a: Asking, action: Action) -> Screen:
     """The target picker for a targeted action, with a Back button."""
     t = a.t
     legal = [d for d in a.view.legal if isinstance(d, TakeAction) and d.action is action]
-    items = [*a.decision_buttons(legal), a.button(t.gettext("« Back"), buttons.BACK)]
-    # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
-    prompt = t.gettext("{action_gen}: choose a target.").format(
-        action_gen=action_in(t, action, Case.GENITIVE)
-    )
+    items = a.decision_buttons(legal)
+    if action is Action.CONVERT:
+        # Converting yourself costs 1, another player 2: the buttons say so.
+        seats = [p.id for p in a.view.seats]
+        items = [
+            a.button(convert_label(t, d, a.player_id, a.names), buttons.encode_decision(d, seats))
+            for d in legal
+        ]
+        prompt = t.gettext(
+            "🔀 Whose side changes? Yourself for 1 coin, another player for 2 "
+            "(the coins go into the Reserve)."
+        )
+    else:
+        # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
+        prompt = t.gettext("{action_gen}: choose a target.").format(
+            action_gen=action_in(t, action, Case.GENITIVE)
+        )
+    items.append(a.button(t.gettext("« Back"), buttons.BACK))
     return Screen(a.hand() + "\n" + prompt, rows_of(items))
+
+
+def convert_label(t: Translator, decision: TakeAction, me: int, names: Names) -> str:
+    """A Conversion target's button: yourself, or another player's name (with the cost)."""
+    if decision.target == me:
+        return t.gettext("🔀 Myself (1)")
+    name = names.get(decision.target or 0, str(decision.target))
+    return f"{name} (2)"
 
 
 def response_question(t: Translator, view: PlayerView) -> str:
@@ -375,13 +469,45 @@ def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the cards to keep after an exchange."""
     t = a.t
     n = len(a.view.my_cards)
-    return a.screen(
+    screen = a.screen(
         [
             *context_lines,
             t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, a.view.my_cards)),
             t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
         ]
     )
+    items = [b for row in screen.keyboard for b in row]
+    if any(len(b["text"]) > SHARED_ROW_CHARS for b in items):  # "Duke + Inquisitor" in ka
+        screen.keyboard = rows_of(items, 1)
+    return screen
+
+
+# The longest label that still fits two to a row on a phone (Georgian; see tests/i18n).
+SHARED_ROW_CHARS = 20
+
+
+def show_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Examine: choose which face-down card to show the examiner (only they will see it)."""
+    actor = a.names.get(a.view.actor or 0, "")
+    question = a.t.gettext("👁 Choose the card to show {actor}; only they will see it:")
+    return a.screen([*context_lines, a.hand(), question.format(actor=actor)])
+
+
+def examine_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Examine: the examiner sees the card and lets it be kept or forces a swap."""
+    t = a.t
+    target = a.names.get(a.view.target or 0, "")
+    lines = list(context_lines)
+    if a.view.examined is not None:
+        seen = t.gettext("👁 {target} shows you: {character}.").format(
+            target=target, character=character_name(t, a.view.examined)
+        )
+        if seen not in lines:
+            lines.append(seen)
+    question = t.gettext(
+        "Let {target} keep the card, or make them swap it for one from the deck?"
+    ).format(target=target)
+    return a.screen([*lines, a.hand(), question])
 
 
 # ---- commands ------------------------------------------------------------------------
@@ -411,6 +537,12 @@ def help_text(t: Translator) -> str:
         "/replay: replay your last game\n\n"
         "Your cards and your buttons come here, in private. The group sees the table. "
         "Too few players? The game's creator can add AI players (🤖) in the lobby."
+    ) + (
+        "\n"  # under the last paragraph: /help stays four paragraphs
+        + t.gettext(
+            "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in /settings, "
+            "and /rules explains it."
+        )
     )
 
 
@@ -441,6 +573,64 @@ def rules_text(t: Translator) -> str:
         "claim was true, the player shows the card, puts it back into the deck and draws a new "
         "one, and the challenger turns a card face up.\n\n"
         "A player with both cards face up is out of the game."
+    )
+
+
+def variant_rules_text(t: Translator, variant: Variant) -> str:
+    """What a variant changes in the rules (empty for the base game)."""
+    parts = []
+    if variant.inquisitor:
+        parts.append(
+            t.gettext(
+                "🔍 Inquisitor: the Inquisitor replaces the Ambassador (3 cards; no one may "
+                "claim the Ambassador).\n"
+                "🔄 Exchange (Inquisitor): draw 1 card from the deck, keep as many cards as you "
+                "had and put the other back. It cannot be blocked.\n"
+                "🔍 Examine (Inquisitor): the player you choose shows you one of their cards "
+                "(they choose which; only you see it). Then you let them keep it, or make them "
+                "put it into the deck and draw a new one. It cannot be blocked.\n"
+                "🏴 Steal: the target can block it with a Captain or an Inquisitor."
+            )
+        )
+    if variant.reformation:
+        parts.append(
+            t.gettext(
+                "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
+                "alternating around the table. While both sides are in the game, you cannot "
+                "stage a Coup against, assassinate, steal from or examine a player of your "
+                "side, nor block their Foreign Aid; anyone may challenge anyone. Once everyone "
+                "left is on one side, these limits are gone.\n"
+                "🔀 Conversion: pay 1 coin to change your own side, or 2 coins to change "
+                "another player's. The coins go into the Reserve 🐷, not the treasury. No one "
+                "can block or challenge it.\n"
+                "🐷 Embezzlement: say you have no Duke and take every coin in the Reserve. "
+                "Anyone can challenge it: if you do have a Duke, you turn a card face up and "
+                "take nothing; if not, you show your cards, put them into the deck and draw "
+                "new ones, and the challenger turns a card face up.\n"
+                "With 10 or more coins you still must stage a Coup."
+            )
+        )
+    return "\n\n".join(parts)
+
+
+def rules_for(t: Translator, variant: Variant) -> str:
+    """The rules of a game of this variant: the base rules, then what the variant changes."""
+    if variant is Variant.BASE:
+        return rules_text(t)
+    head = t.gettext("🃏 This game's variant: {variant}").format(variant=variant_name(t, variant))
+    return "\n\n".join([rules_text(t), head + "\n\n" + variant_rules_text(t, variant)])
+
+
+def variants_list_text(t: Translator) -> str:
+    """The short list of variants a group can choose (private /rules, outside a game)."""
+    return t.gettext(
+        "🃏 Variants (a group's admins choose one in /settings; /rules in the group explains "
+        "it):\n"
+        "🔍 Inquisitor: the Inquisitor replaces the Ambassador; he exchanges 1 card, examines "
+        "another player's card and blocks Steal.\n"
+        "⚖️ Reformation: Loyalists and Reformists, who cannot attack their own side; "
+        "Conversion and Embezzlement of the Reserve.\n"
+        "Reformation + Inquisitor: both at once."
     )
 
 
@@ -475,6 +665,7 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     "lobby": ("60", "120", "300"),
     "afk_limit": ("1", "2", "3"),
     "answers": ("table", "private"),
+    "variant": tuple(v.value for v in Variant),
 }
 
 
@@ -513,6 +704,10 @@ def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
             value=t.gettext("at the table")
             if current.get("answers", "table") == "table"
             else t.gettext("in private")
+        ),
+        # TRANSLATORS: the variant setting's button; {value} is the variant's name.
+        "variant": t.gettext("🃏 {value}").format(
+            value=variant_name(t, Variant(current.get("variant", Variant.BASE.value)))
         ),
     }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")

@@ -223,7 +223,8 @@ class ServiceCore:
         t = self.catalogs.get(record.lang)
         creator = next((s.name for s in record.players if s.id == record.creator), "")
         left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
-        return ui.lobby_screen(t, record.id, creator, [s.name for s in record.players], left)
+        names = [s.name for s in record.players]
+        return ui.lobby_screen(t, record.id, creator, names, left, record.game_variant())
 
     def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
         record.status = status
@@ -250,5 +251,8 @@ def refusal_text(t: Translator, reason: Reason) -> str:
         Reason.CANNOT_AFFORD: t.gettext("You do not have enough coins."),
         Reason.BAD_TARGET: t.gettext("You cannot target that player."),
         Reason.NOT_YOUR_DECISION: t.gettext("It's not your turn to decide."),
+        Reason.NOT_IN_VARIANT: t.gettext("That is not part of this game's variant."),
+        Reason.SAME_ALLEGIANCE: t.gettext("That player is on your side."),
+        Reason.RESERVE_EMPTY: t.gettext("The Reserve is empty."),
     }
     return texts.get(reason, t.gettext("That is not allowed now."))

@@ -7,7 +7,7 @@ import logging
 import secrets
 from typing import Any
 
-from ..engine import Game, IllegalDecision
+from ..engine import Game, IllegalDecision, Variant
 from ..rendering import buttons, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import Translator, pick_language
@@ -38,6 +38,14 @@ from .step_messages import (
 )
 
 log = logging.getLogger(__name__)
+
+
+def chat_variant(settings: dict[str, str]) -> Variant:
+    """A group's variant setting (the base game until its admins choose another)."""
+    try:
+        return Variant.parse(settings.get("variant", Variant.BASE.value))
+    except ValueError:
+        return Variant.BASE
 
 
 class LobbyRoom(ServiceCore):
@@ -72,7 +80,8 @@ class LobbyRoom(ServiceCore):
     async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
         """A new lobby's record, with the group's settings of now."""
         timing = await self._timing(chat_id)
-        answers = (await self.store.chat_settings(chat_id)).get("answers")
+        settings = await self.store.chat_settings(chat_id)
+        answers = settings.get("answers")
         now = self.now_ms()
         return GameRecord(
             id="".join(secrets.choice(ID_ALPHABET) for _ in range(10)),
@@ -84,6 +93,7 @@ class LobbyRoom(ServiceCore):
             deadline_ms=now + timing.lobby * 1000,
             created_ms=now,
             answers="private" if answers == "private" else "table",
+            variant=chat_variant(settings).value,
         )
 
     async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> str:
@@ -331,7 +341,10 @@ class LobbyRoom(ServiceCore):
     def _start(self, record: GameRecord, writes: Writes) -> None:
         record.seed = self.new_seed()
         game, events = Game.new(
-            [s.id for s in record.players], record.seed, afk_limit=record.timing.afk_limit
+            [s.id for s in record.players],
+            record.seed,
+            afk_limit=record.timing.afk_limit,
+            variant=record.game_variant(),
         )
         record.status = PLAYING
         # The lobby message becomes the first turn's: who plays, the table, who moves first.

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ..engine import view_of
+from ..engine import Variant, view_of
 from ..rendering import ui
+from ..rendering.i18n import Translator
 from .core import (
     ServiceCore,
 )
+from .lobby import chat_variant
 from .records import LOBBY, PLAYING, GameRecord
 from .results import Person, Reply
 
@@ -49,6 +51,24 @@ class QueryRoom(ServiceCore):
         if claimed := self.history.claims_line(t, record):  # issue 19 hook: claim tracker
             text += "\n" + claimed
         return Reply(text)
+
+    async def group_rules(self, chat_id: int, t: Translator) -> str:
+        """/rules in a group: the rules of its open game's variant, else of its setting."""
+        record = await self.game_of_chat(chat_id)
+        if record is not None:
+            variant = record.game_variant()
+        else:
+            variant = chat_variant(await self.store.chat_settings(chat_id))
+        return ui.rules_for(t, variant)
+
+    async def person_rules(self, person: Person, t: Translator) -> str:
+        """/rules in private: the variant of the game one is in; else the base rules and
+        a short list of the variants."""
+        record = await self.game_of_person(person.id)
+        variant = Variant.BASE if record is None else record.game_variant()
+        if variant is not Variant.BASE:
+            return ui.rules_for(t, variant)
+        return ui.rules_text(t) + "\n\n" + ui.variants_list_text(t)
 
     async def my_stats(self, person: Person) -> Reply:
         """A person's rating, games, wins, claims and bluffs (issue 19: service/history.py)."""

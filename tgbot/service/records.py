@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..engine import Game, game_from_dict
+from ..engine import Game, Variant, game_from_dict
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
@@ -66,6 +66,15 @@ class GameRecord:
     turn_ref: str | None = None
     table_context: int | None = None
     delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
+    # The rules (VARIANTS.md): the group's setting when the lobby opened, fixed for the game.
+    variant: str = "base"
+
+    def game_variant(self) -> Variant:
+        """The variant this game is (or will be) played with."""
+        try:
+            return Variant.parse(self.variant)
+        except ValueError:
+            return Variant.BASE
 
     def seat(self, user_id: int) -> Seat | None:
         """The player with this id, if they are in the game."""

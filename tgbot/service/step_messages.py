@@ -36,6 +36,8 @@ _DECIDER = {
     ev.ActionDeclared: "actor",
     ev.CardRevealed: "player",
     ev.ExchangeKept: "player",
+    ev.CardShown: "target",
+    ev.ExamineDecided: "actor",
     ev.DecisionTimedOut: "player",
     ev.PlayerLeft: "player",
 }
@@ -62,6 +64,8 @@ def seconds_for(timing: Timing, kind: DecisionKind | None) -> int:
         DecisionKind.RESPONSE: timing.response,
         DecisionKind.LOSE_CARD: timing.lose_card,
         DecisionKind.EXCHANGE: timing.exchange,
+        DecisionKind.SHOW_CARD: timing.lose_card,  # choosing a card, as when losing one
+        DecisionKind.EXAMINE: timing.exchange,  # a look at a card, as in an exchange
     }.get(kind, timing.turn)  # type: ignore[arg-type]
 
 
@@ -123,8 +127,14 @@ class StepMessages:
         message's state in place. `bluffs` closes the final message: who bluffed."""
         plan = Plan()
         names = record.names()
-        same_context = bool(events) and all(isinstance(e, ev.ResponsePassed) for e in events)
         waiting = game.awaiting()
+        # Only passes, and the window is still open: the same decision, fewer to wait for.
+        # (The last pass on an Examine opens the target's choice with no event of its own.)
+        same_context = (
+            bool(events)
+            and all(isinstance(e, ev.ResponsePassed) for e in events)
+            and waiting.kind is DecisionKind.RESPONSE
+        )
         seconds = seconds_for(record.timing, waiting.kind)
         if not same_context:
             record.context = game.version
@@ -335,6 +345,10 @@ class StepMessages:
             return ui.response_screen(asking, said)
         if kind is DecisionKind.LOSE_CARD:
             return ui.lose_screen(asking, own_lines)
+        if kind is DecisionKind.SHOW_CARD:
+            return ui.show_screen(asking, own_lines)
+        if kind is DecisionKind.EXAMINE:
+            return ui.examine_screen(asking, own_lines)
         return ui.exchange_screen(asking, own_lines)
 
     def _closing_text(

@@ -15,6 +15,7 @@ from ..rendering import history as history_texts
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Translator
 from ..service.game_service import AdminCheck, Duplicate, GameService, NeedsStart
+from ..service.lobby import chat_variant
 from ..service.results import Origin, Person, Reply, UserError
 from ..tasks import settle
 from .answers import CallbackAnswer
@@ -260,6 +261,7 @@ class Dispatcher:
             "lobby": stored.get("lobby", str(d.lobby)),
             "afk_limit": stored.get("afk_limit", str(d.afk_limit)),
             "answers": "private" if stored.get("answers") == "private" else "table",
+            "variant": chat_variant(stored).value,
         }
 
     # ---- messages and commands -----------------------------------------------------
@@ -330,8 +332,10 @@ class Dispatcher:
         t = await self._translator(chat_id, person, group)
         if command == "help":
             return Reply(ui.help_text(t))
-        if command == "rules":
-            return Reply(ui.rules_text(t))
+        if command == "rules":  # the group's variant; in private, the game one is in
+            if group:
+                return Reply(await service.group_rules(chat_id, t))
+            return Reply(await service.person_rules(person, t))
         if not group:
             return await self._private_command(command, args, person, origin)
         admin_check = self._admin_check(person.id, chat_id if anonymous_admin else None)
