@@ -92,12 +92,13 @@ _WINDOWS: dict[Phase, Window] = {
     Phase.BLOCK_WINDOW: Window.BLOCK,
     Phase.BLOCK_CHALLENGE: Window.BLOCK_CHALLENGE,
 }
-# The phases that wait for one player, and the kind of decision.
-_DECIDED_BY_ONE: dict[Phase, DecisionKind] = {
-    Phase.TURN: DecisionKind.TURN,
-    Phase.EXCHANGE: DecisionKind.EXCHANGE,
-    Phase.EXAMINE_SHOW: DecisionKind.SHOW_CARD,
-    Phase.EXAMINE_DECIDE: DecisionKind.EXAMINE,
+# The phases that wait for one player: the kind of decision, and whether the one who
+# decides is the action's target (the Examine's target shows a card) or else its actor.
+_DECIDED_BY_ONE: dict[Phase, tuple[DecisionKind, bool]] = {
+    Phase.TURN: (DecisionKind.TURN, False),
+    Phase.EXCHANGE: (DecisionKind.EXCHANGE, False),
+    Phase.EXAMINE_SHOW: (DecisionKind.SHOW_CARD, True),
+    Phase.EXAMINE_DECIDE: (DecisionKind.EXAMINE, False),
 }
 
 
@@ -116,6 +117,29 @@ class PlayerState:
     def alive(self) -> bool:
         """True while the player holds a face-down card."""
         return bool(self.hidden)
+
+
+@dataclass(frozen=True, slots=True)
+class Against:
+    """The targeted decisions aimed at one player (shared values, see `against`)."""
+
+    coup: TakeAction
+    assassinate: TakeAction
+    steal: TakeAction
+    examine: TakeAction  # Inquisitor
+    convert: TakeAction  # Reformation
+
+
+@lru_cache(maxsize=4096)  # player ids are unbounded: keep the most recently used
+def against(target: int) -> Against:
+    """The shared decisions aimed at `target`."""
+    return Against(
+        take(Action.COUP, target),
+        take(Action.ASSASSINATE, target),
+        take(Action.STEAL, target),
+        take(Action.EXAMINE, target),
+        take(Action.CONVERT, target),
+    )
 
 
 @dataclass(slots=True)
@@ -140,6 +164,7 @@ class Game:
 
     __slots__ = (
         "_after",
+        "_against",
         "_awaiting",
         "_by_id",
         "_others",
@@ -184,6 +209,7 @@ class Game:
         self._others: dict[int, tuple[PlayerState, ...]] = {}  # in seat order
         self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
         self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
+        self._against = {p.id: against(p.id) for p in players}
         ring = players * 2
         n = len(players)
         for seat, p in enumerate(players):
@@ -383,10 +409,11 @@ class Game:
         window = _WINDOWS.get(self.phase)
         if window is not None:
             return Awaiting(DecisionKind.RESPONSE, tuple(turn.waiting), window)
-        kind = _DECIDED_BY_ONE.get(self.phase)
-        if kind is None:
+        one = _DECIDED_BY_ONE.get(self.phase)
+        if one is None:
             return Awaiting(None, ())  # over
-        if kind is DecisionKind.SHOW_CARD:  # the Examine's target shows a card
+        kind, by_target = one
+        if by_target:
             assert turn.target is not None
             return Awaiting(kind, (turn.target,))
         return Awaiting(kind, (turn.actor,))
@@ -442,26 +469,23 @@ class Game:
         rivals = opponents
         if rules.reformation and self.divided():
             rivals = [p for p in opponents if p.allegiance is not me.allegiance]
-
-        def against(action: Action, targets: list[PlayerState]) -> list[TakeAction]:
-            return [take(action, p.id) for p in targets]
-
+        aimed = [self._against[p.id] for p in rivals]
         if coins >= FORCED_COUP_COINS:
-            return list(against(Action.COUP, rivals))
+            return [a.coup for a in aimed]
         options: list[Decision] = list(_UNTARGETED)
         if rules.reformation and self.reserve > 0:
             options.append(take(Action.EMBEZZLE))
         if coins >= COUP_COST:
-            options += against(Action.COUP, rivals)
+            options += [a.coup for a in aimed]
         if coins >= ASSASSINATE_COST:
-            options += against(Action.ASSASSINATE, rivals)
-        options += against(Action.STEAL, [p for p in rivals if p.coins])
+            options += [a.assassinate for a in aimed]
+        options += [a.steal for a, p in zip(aimed, rivals, strict=True) if p.coins]
         if rules.inquisitor:
-            options += against(Action.EXAMINE, rivals)
+            options += [a.examine for a in aimed]
         if rules.reformation and coins >= 1:
-            options.append(take(Action.CONVERT, me.id))
+            options.append(self._against[me.id].convert)
             if coins >= 2:
-                options += against(Action.CONVERT, opponents)
+                options += [self._against[p.id].convert for p in opponents]
         return options
 
     # Each response window lists who may answer it, in seat order after the actor.
@@ -533,20 +557,20 @@ class Game:
         return self._settle_window(out) if waiting else self._settle(out)
 
     def _apply_challenge(self, player_id: int, decision: Challenge) -> list[ev.Event]:
-        phase = self.phase
-        action = self.turn.action
-        assert action is not None
-        if phase is not Phase.BLOCK_CHALLENGE and (
-            phase is not Phase.ACTION_WINDOW or self._rules.actions[action].claim is None
-        ):
+        turn = self.turn
+        assert turn.action is not None
+        spec = self._rules.actions[turn.action]
+        # A block on the table may always be challenged; an action only for its claim,
+        # and not any more once it survived a challenge (the block window).
+        if turn.blocker is None and (spec.claim is None or self.phase is Phase.BLOCK_WINDOW):
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
         if self._rules.strict:
             self._by_id[player_id].afk_turns = 0
         out: list[ev.Event] = []
-        if phase is Phase.ACTION_WINDOW and action is Action.EMBEZZLE:
+        if spec.inverted:  # Embezzlement (which no one may block)
             self._challenge_embezzlement(player_id, out)
         else:
-            self._challenge(player_id, out)
+            self._challenge(player_id, spec, out)
         return self._settle(out)
 
     def _apply_block(self, player_id: int, decision: Block) -> list[ev.Event]:
@@ -814,15 +838,16 @@ class Game:
         turn.shown = None
         self.phase = Phase.END_TURN
 
-    def _challenge(self, challenger: int, out: list[ev.Event]) -> None:
+    def _challenge(self, challenger: int, spec: ActionSpec, out: list[ev.Event]) -> None:
+        """Challenge the claim on the table: the block's if there is one, else the action's."""
         turn = self.turn
-        assert turn.action is not None
+        blocked = turn.blocker is not None
         claimant: int | None
         character: Character | None
-        if self.phase is Phase.BLOCK_CHALLENGE:
+        if blocked:
             claimant, character = turn.blocker, turn.block_character
         else:
-            claimant, character = turn.actor, self._rules.actions[turn.action].claim
+            claimant, character = turn.actor, spec.claim
         assert claimant is not None and character is not None
         out.append(ev.ChallengeDeclared(challenger, claimant, character))
         holder = self._by_id[claimant]
@@ -830,19 +855,19 @@ class Game:
             out.append(ev.ClaimProven(claimant, character, challenger))
             self._replace_shown_card(holder, character, out)
             self.losses.append(challenger)
-            if self.phase is Phase.BLOCK_CHALLENGE:
+            if blocked:
                 self.phase = Phase.BLOCKED
-            elif self._rules.actions[turn.action].blockers:
+            elif spec.blockers:
                 self._open_block_window()
             else:
                 self.phase = Phase.RESOLVE
             return
         out.append(ev.ClaimFailed(claimant, character, challenger))
         self.losses.append(claimant)
-        if self.phase is Phase.BLOCK_CHALLENGE:
+        if blocked:
             self.phase = Phase.RESOLVE
             return
-        refund = self._rules.actions[turn.action].cost
+        refund = spec.cost
         if refund:
             holder.coins += refund
             self.treasury -= refund
