@@ -119,29 +119,6 @@ class PlayerState:
         return bool(self.hidden)
 
 
-@dataclass(frozen=True, slots=True)
-class Against:
-    """The targeted decisions aimed at one player (shared values, see `against`)."""
-
-    coup: TakeAction
-    assassinate: TakeAction
-    steal: TakeAction
-    examine: TakeAction  # Inquisitor
-    convert: TakeAction  # Reformation
-
-
-@lru_cache(maxsize=4096)  # player ids are unbounded: keep the most recently used
-def against(target: int) -> Against:
-    """The shared decisions aimed at `target`."""
-    return Against(
-        take(Action.COUP, target),
-        take(Action.ASSASSINATE, target),
-        take(Action.STEAL, target),
-        take(Action.EXAMINE, target),
-        take(Action.CONVERT, target),
-    )
-
-
 @dataclass(slots=True)
 class TurnState:
     """The action on the table and the windows around it."""
@@ -164,7 +141,6 @@ class Game:
 
     __slots__ = (
         "_after",
-        "_against",
         "_awaiting",
         "_by_id",
         "_others",
@@ -209,7 +185,6 @@ class Game:
         self._others: dict[int, tuple[PlayerState, ...]] = {}  # in seat order
         self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
         self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
-        self._against = {p.id: against(p.id) for p in players}
         ring = players * 2
         n = len(players)
         for seat, p in enumerate(players):
@@ -469,23 +444,26 @@ class Game:
         rivals = opponents
         if rules.reformation and self.divided():
             rivals = [p for p in opponents if p.allegiance is not me.allegiance]
-        aimed = [self._against[p.id] for p in rivals]
+
+        def aimed(action: Action, targets: list[PlayerState]) -> list[TakeAction]:
+            return [take(action, p.id) for p in targets]
+
         if coins >= FORCED_COUP_COINS:
-            return [a.coup for a in aimed]
+            return list(aimed(Action.COUP, rivals))
         options: list[Decision] = list(_UNTARGETED)
         if rules.reformation and self.reserve > 0:
             options.append(take(Action.EMBEZZLE))
         if coins >= COUP_COST:
-            options += [a.coup for a in aimed]
+            options += aimed(Action.COUP, rivals)
         if coins >= ASSASSINATE_COST:
-            options += [a.assassinate for a in aimed]
-        options += [a.steal for a, p in zip(aimed, rivals, strict=True) if p.coins]
+            options += aimed(Action.ASSASSINATE, rivals)
+        options += aimed(Action.STEAL, [p for p in rivals if p.coins])
         if rules.inquisitor:
-            options += [a.examine for a in aimed]
+            options += aimed(Action.EXAMINE, rivals)
         if rules.reformation and coins >= 1:
-            options.append(self._against[me.id].convert)
+            options.append(take(Action.CONVERT, me.id))
             if coins >= 2:
-                options += [self._against[p.id].convert for p in opponents]
+                options += aimed(Action.CONVERT, opponents)
         return options
 
     # Each response window lists who may answer it, in seat order after the actor.
