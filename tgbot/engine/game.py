@@ -119,6 +119,29 @@ class PlayerState:
         return bool(self.hidden)
 
 
+@dataclass(frozen=True, slots=True)
+class AimedAt:
+    """The targeted decisions aimed at one player (shared values, see `aimed_at`)."""
+
+    coup: TakeAction
+    assassinate: TakeAction
+    steal: TakeAction
+    examine: TakeAction  # Inquisitor
+    convert: TakeAction  # Reformation
+
+
+@lru_cache(maxsize=4096)  # player ids are unbounded: keep the most recently used
+def aimed_at(target: int) -> AimedAt:
+    """The shared decisions aimed at `target`."""
+    return AimedAt(
+        take(Action.COUP, target),
+        take(Action.ASSASSINATE, target),
+        take(Action.STEAL, target),
+        take(Action.EXAMINE, target),
+        take(Action.CONVERT, target),
+    )
+
+
 @dataclass(slots=True)
 class TurnState:
     """The action on the table and the windows around it."""
@@ -141,6 +164,7 @@ class Game:
 
     __slots__ = (
         "_after",
+        "_aimed_at",
         "_awaiting",
         "_by_id",
         "_others",
@@ -185,6 +209,7 @@ class Game:
         self._others: dict[int, tuple[PlayerState, ...]] = {}  # in seat order
         self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
         self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
+        self._aimed_at = {p.id: aimed_at(p.id) for p in players}
         ring = players * 2
         n = len(players)
         for seat, p in enumerate(players):
@@ -340,7 +365,7 @@ class Game:
     @property
     def over(self) -> bool:
         """True once a winner is known."""
-        return self.phase is Phase.OVER
+        return self.winner is not None
 
     def alive_players(self) -> list[PlayerState]:
         """Living players in seat order."""
@@ -440,30 +465,27 @@ class Game:
         """The turn's options, in a fixed order: untargeted actions, then by target."""
         rules = self._rules
         coins = me.coins
+        at = self._aimed_at
         opponents = [p for p in self._others[me.id] if p.hidden]
         rivals = opponents
         if rules.reformation and self.divided():
             rivals = [p for p in opponents if p.allegiance is not me.allegiance]
-
-        def aimed(action: Action, targets: list[PlayerState]) -> list[TakeAction]:
-            return [take(action, p.id) for p in targets]
-
         if coins >= FORCED_COUP_COINS:
-            return list(aimed(Action.COUP, rivals))
+            return [at[p.id].coup for p in rivals]
         options: list[Decision] = list(_UNTARGETED)
         if rules.reformation and self.reserve > 0:
             options.append(take(Action.EMBEZZLE))
         if coins >= COUP_COST:
-            options += aimed(Action.COUP, rivals)
+            options += [at[p.id].coup for p in rivals]
         if coins >= ASSASSINATE_COST:
-            options += aimed(Action.ASSASSINATE, rivals)
-        options += aimed(Action.STEAL, [p for p in rivals if p.coins])
+            options += [at[p.id].assassinate for p in rivals]
+        options += [at[p.id].steal for p in rivals if p.coins]
         if rules.inquisitor:
-            options += aimed(Action.EXAMINE, rivals)
+            options += [at[p.id].examine for p in rivals]
         if rules.reformation and coins >= 1:
-            options.append(take(Action.CONVERT, me.id))
+            options.append(at[me.id].convert)
             if coins >= 2:
-                options += aimed(Action.CONVERT, opponents)
+                options += [at[p.id].convert for p in opponents]
         return options
 
     # Each response window lists who may answer it, in seat order after the actor.
@@ -662,7 +684,7 @@ class Game:
         return self._settle(out)
 
     def _check_version(self, expected: int | None) -> None:
-        if self.phase is Phase.OVER:
+        if self.winner is not None:
             raise IllegalDecision(Reason.GAME_OVER, "the game is over")
         if expected is not None and expected != self.version:
             raise IllegalDecision(
@@ -703,7 +725,7 @@ class Game:
         target = self._by_id.get(decision.target) if decision.target is not None else None
         if target is None or target is me or not target.hidden:
             raise IllegalDecision(Reason.BAD_TARGET, "the target must be a living opponent")
-        if action is Action.STEAL and target.coins == 0:
+        if target.coins == 0 and action is Action.STEAL:
             raise IllegalDecision(Reason.BAD_TARGET, "you cannot steal from a player with 0 coins")
         if self._rules.reformation and not self.may_target(me, target):
             raise IllegalDecision(
@@ -741,7 +763,7 @@ class Game:
 
     def _declare(self, decision: TakeAction, out: list[ev.Event]) -> None:
         action = decision.action
-        if action is Action.CONVERT:
+        if self._rules.reformation and action is Action.CONVERT:
             self._convert(decision, out)
             return
         spec = self._rules.actions[action]
