@@ -892,20 +892,23 @@ class Game:
         out.append(ev.BlockDeclared(blocker, character, turn.actor, turn.action))
         self._open_block_challenge()
 
-    def _resolve(self, out: list[ev.Event]) -> None:
+    def _step_resolve(self, out: list[ev.Event]) -> bool:
         """The action takes effect (a targeted one fizzles if its target is already out)."""
         turn = self.turn
         assert turn.action is not None
         me = self._by_id[turn.actor]
         self.phase = Phase.END_TURN
+        if not me.hidden:  # an actor who is out takes the action along
+            return False
         if turn.target is None:
             _RESOLVE[turn.action](self, me, None, out)
-            return
+            return False
         target = self._by_id[turn.target]
         if target.hidden:
             _RESOLVE[turn.action](self, me, target, out)
         else:
             out.append(ev.ActionFizzled(me.id, turn.action, target.id))
+        return False
 
     # What each action does once it stands (see _RESOLVE); the turn ends unless they say.
 
@@ -1052,13 +1055,6 @@ class Game:
             self.phase = Phase.BLOCKED
         return False
 
-    def _step_resolve(self, out: list[ev.Event]) -> bool:
-        if self._by_id[self.turn.actor].hidden:
-            self._resolve(out)
-        else:
-            self.phase = Phase.END_TURN
-        return False
-
     def _step_blocked(self, out: list[ev.Event]) -> bool:
         turn = self.turn
         assert turn.action is not None and turn.blocker is not None
@@ -1084,10 +1080,6 @@ class Game:
         self.phase = Phase.END_TURN
         return False
 
-    def _step_end_turn(self, out: list[ev.Event]) -> bool:
-        self._next_turn(out)
-        return False
-
     def _step_over(self, out: list[ev.Event]) -> bool:
         return True
 
@@ -1105,13 +1097,15 @@ class Game:
             self.turn.drawn = []
             self.rng.shuffle(self.deck)
 
-    def _next_turn(self, out: list[ev.Event]) -> None:
+    def _step_end_turn(self, out: list[ev.Event]) -> bool:
+        """The next living player clockwise begins their turn."""
         for nxt in self._round[self.turn.actor]:
             if nxt.hidden:
                 break
         self.turn = TurnState(actor=nxt.id)
         self.phase = Phase.TURN
         out.append(ev.TurnStarted(nxt.id, nxt.coins >= FORCED_COUP_COINS))
+        return False
 
     def _end_game(self, winner: PlayerState, out: list[ev.Event]) -> None:
         self._return_drawn()
