@@ -62,7 +62,7 @@ def public_log(events: list[Event], lang: str, variant: Variant = Variant.BASE) 
     """A game's public events as the group would read them."""
     t = Catalogs(DEFAULT_LOCALES).get(lang)
     names = {pid: f"P{pid}" for pid in range(1, 7)}
-    lines = [variant_name(t, variant)] if variant is not Variant.BASE else []
+    lines: list[str | None] = [variant_name(t, variant)] if variant is not Variant.BASE else []
     lines += [describe(e, t, names) for e in events if e.recipient is None]
     return "\n".join(line for line in lines if line)
 

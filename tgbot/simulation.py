@@ -58,6 +58,7 @@ def simulate(
         summary.games += 1
         summary.decisions += played.decisions
         seats = [p.id for p in played.game.players]
+        assert played.game.winner is not None  # the game was played to its end
         summary.wins_by_seat[seats.index(played.game.winner) + 1] += 1
     return summary, first
 

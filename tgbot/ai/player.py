@@ -26,6 +26,7 @@ from ..engine import (
     LoseCard,
     Pass,
     PlayerView,
+    ShowCard,
     TakeAction,
     Window,
 )
@@ -75,11 +76,13 @@ def choose(view: PlayerView, rng: random.Random) -> Decision:
         return _respond(view, legal, rng)
     if kind is DecisionKind.LOSE_CARD or kind is DecisionKind.SHOW_CARD:
         # Lose the weakest card; show the weakest, which an examiner has no reason to swap.
-        return min(legal, key=lambda d: KEEP_VALUE[d.character])  # type: ignore[union-attr]
+        cards = [d for d in legal if isinstance(d, LoseCard | ShowCard)]
+        return min(cards, key=lambda d: KEEP_VALUE[d.character])
     if kind is DecisionKind.EXAMINE:
         strong = view.examined is not None and KEEP_VALUE[view.examined] >= FORCE_FROM
         return ForceExchange() if strong and ForceExchange() in legal else LetKeep()
-    return max(legal, key=lambda d: sum(KEEP_VALUE[c] for c in d.cards))  # type: ignore[union-attr]
+    keeps = [d for d in legal if isinstance(d, KeepCards)]
+    return max(keeps, key=lambda d: sum(KEEP_VALUE[c] for c in d.cards))
 
 
 def _turn(view: PlayerView, legal: list[Decision], rng: random.Random) -> Decision:

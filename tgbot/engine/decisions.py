@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from .cards import Action, Character
@@ -105,16 +106,15 @@ class Awaiting(NamedTuple):
     window: Window | None = None
 
 
-# Decisions are immutable values, so the engine hands out shared instances: creating
-# frozen dataclasses is the most expensive part of listing the legal decisions.
+# Decisions are immutable values, so the engine hands out shared instances instead of
+# building the same ones again for every list of legal decisions.
 CHALLENGE = Challenge()
 PASS = Pass()
+LET_KEEP = LetKeep()
+FORCE_EXCHANGE = ForceExchange()
 _BLOCKS = {c: Block(c) for c in Character}
 _LOSES = {c: LoseCard(c) for c in Character}
 _SHOWS = {c: ShowCard(c) for c in Character}
-LET_KEEP = LetKeep()
-FORCE_EXCHANGE = ForceExchange()
-_ACTIONS: dict[tuple[Action, int | None], TakeAction] = {}
 
 
 def block_as(character: Character) -> Block:
@@ -132,29 +132,7 @@ def show(character: Character) -> ShowCard:
     return _SHOWS[character]
 
 
+@lru_cache(maxsize=4096)  # player ids are unbounded: keep the most recently used
 def take(action: Action, target: int | None = None) -> TakeAction:
     """Return a shared TakeAction decision."""
-    key = (action, target)
-    decision = _ACTIONS.get(key)
-    if decision is None:
-        if len(_ACTIONS) > 100_000:  # player ids are unbounded; keep the cache bounded
-            _ACTIONS.clear()
-        decision = _ACTIONS[key] = TakeAction(action, target)
-    return decision
-
-
-_VERSUS: dict[int, tuple[TakeAction, TakeAction, TakeAction]] = {}
-
-
-def versus(target: int) -> tuple[TakeAction, TakeAction, TakeAction]:
-    """Return the shared Coup, Assassinate and Steal decisions aimed at `target`."""
-    decisions = _VERSUS.get(target)
-    if decisions is None:
-        if len(_VERSUS) > 100_000:
-            _VERSUS.clear()
-        decisions = _VERSUS[target] = (
-            take(Action.COUP, target),
-            take(Action.ASSASSINATE, target),
-            take(Action.STEAL, target),
-        )
-    return decisions
+    return TakeAction(action, target)

@@ -1,7 +1,6 @@
 """Language-neutral events: each public, or private to exactly one player.
 
-Events are values: nothing changes them after the engine emits them. They are not frozen
-dataclasses only because creating frozen ones costs three times as much.
+Events are frozen values: nothing changes them after the engine emits them.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from .cards import Action, Allegiance, Character
 from .decisions import DecisionKind
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Base of all events. `recipient` is None for public events."""
 
@@ -38,7 +37,7 @@ class Event:
         return {"type": self.kind, **data}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PrivateEvent(Event):
     """An event only `player` may see."""
 
@@ -54,7 +53,7 @@ class PrivateEvent(Event):
 # ---- public events -------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class GameStarted(Event):
     """Seats in order, everyone's starting coins, the first player."""
 
@@ -63,7 +62,7 @@ class GameStarted(Event):
     first: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     """It is `player`'s turn; `must_coup` when they hold 10 or more coins."""
 
@@ -71,7 +70,7 @@ class TurnStarted(Event):
     must_coup: bool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ActionDeclared(Event):
     """`actor` declares `action` (on `target`), paying `cost`, claiming `claim`."""
 
@@ -82,14 +81,14 @@ class ActionDeclared(Event):
     cost: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ResponsePassed(Event):
     """`player` lets the claim or action on the table stand."""
 
     player: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ChallengeDeclared(Event):
     """`challenger` doubts that `claimant` holds `character`."""
 
@@ -98,7 +97,7 @@ class ChallengeDeclared(Event):
     character: Character
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ClaimProven(Event):
     """`claimant` showed `character`: the challenger loses influence; the card is replaced."""
 
@@ -107,7 +106,7 @@ class ClaimProven(Event):
     challenger: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ClaimFailed(Event):
     """`claimant` could not show `character`: they lose influence."""
 
@@ -116,7 +115,7 @@ class ClaimFailed(Event):
     challenger: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class BlockDeclared(Event):
     """`blocker` blocks `actor`'s `action`, claiming `character`."""
 
@@ -126,7 +125,7 @@ class BlockDeclared(Event):
     action: Action
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ActionBlocked(Event):
     """The block stood: `actor`'s `action` fails."""
 
@@ -136,7 +135,7 @@ class ActionBlocked(Event):
     character: Character
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CoinsRefunded(Event):
     """A failed claim gives its paid cost back to `player`."""
 
@@ -144,7 +143,7 @@ class CoinsRefunded(Event):
     amount: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ActionResolved(Event):
     """`actor`'s `action` took effect; `amount` coins moved (0 for card actions)."""
 
@@ -154,7 +153,7 @@ class ActionResolved(Event):
     amount: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ActionFizzled(Event):
     """`actor`'s `action` has no effect because its target is already out."""
 
@@ -163,7 +162,7 @@ class ActionFizzled(Event):
     target: int | None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardRevealed(Event):
     """`player` turned `character` face up (lost one influence)."""
 
@@ -171,7 +170,7 @@ class CardRevealed(Event):
     character: Character
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PlayerEliminated(Event):
     """`player` has no face-down card left; `coins` went back to the treasury."""
 
@@ -179,14 +178,14 @@ class PlayerEliminated(Event):
     coins: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExchangeCompleted(Event):
     """`actor` finished an exchange and shuffled the rest back into the deck."""
 
     actor: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DecisionTimedOut(Event):
     """`player` did not decide in time; the default for `decision` applied."""
 
@@ -194,7 +193,7 @@ class DecisionTimedOut(Event):
     decision: DecisionKind
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PlayerLeft(Event):
     """`player` left (or was removed after `afk` timed-out turns in a row)."""
 
@@ -202,7 +201,7 @@ class PlayerLeft(Event):
     afk: bool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class GameEnded(Event):
     """The game is over and `winner` won."""
 
@@ -212,7 +211,7 @@ class GameEnded(Event):
 # ---- public events of the variants (VARIANTS.md) -----------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AllegiancesAssigned(Event):
     """Reformation: every seat's starting allegiance, in seat order."""
 
@@ -220,7 +219,7 @@ class AllegiancesAssigned(Event):
     allegiances: tuple[Allegiance, ...]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AllegianceChanged(Event):
     """Reformation: `actor` converted `player`, who is now `allegiance`."""
 
@@ -230,7 +229,7 @@ class AllegianceChanged(Event):
     reserve: int  # the Treasury Reserve after the payment
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardShown(Event):
     """Examine: `target` showed `actor` a face-down card (which one is private)."""
 
@@ -238,7 +237,7 @@ class CardShown(Event):
     target: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExamineDecided(Event):
     """Examine: `actor` let `target` keep the card, or made them swap it (`forced`)."""
 
@@ -247,7 +246,7 @@ class ExamineDecided(Event):
     forced: bool
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class EmbezzlementChallenged(Event):
     """`challenger` says that `claimant`, who embezzles, holds a Duke."""
 
@@ -255,7 +254,7 @@ class EmbezzlementChallenged(Event):
     claimant: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class EmbezzlerHadDuke(Event):
     """The embezzler held a face-down Duke: the challenge succeeds, they lose influence."""
 
@@ -263,7 +262,7 @@ class EmbezzlerHadDuke(Event):
     challenger: int
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class EmbezzlerCleared(Event):
     """The embezzler held no Duke: all their face-down `cards` are shown and replaced."""
 
@@ -275,14 +274,14 @@ class EmbezzlerCleared(Event):
 # ---- private events ------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardsDealt(PrivateEvent):
     """`player`'s two starting cards."""
 
     cards: tuple[Character, ...]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardReplaced(PrivateEvent):
     """After proving a claim, `player` shuffled `shown` back and drew `drawn`."""
 
@@ -290,21 +289,21 @@ class CardReplaced(PrivateEvent):
     drawn: Character
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExchangeDrawn(PrivateEvent):
     """The cards `player` drew for an exchange."""
 
     drawn: tuple[Character, ...]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExchangeKept(PrivateEvent):
     """The cards `player` kept after an exchange."""
 
     kept: tuple[Character, ...]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExaminedCard(PrivateEvent):
     """Examine, to the examiner `player`: `target` showed them `character`."""
 
@@ -312,7 +311,7 @@ class ExaminedCard(PrivateEvent):
     character: Character
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardShownTo(PrivateEvent):
     """Examine, to the target `player`: they showed `character` to `actor`."""
 
@@ -320,7 +319,7 @@ class CardShownTo(PrivateEvent):
     character: Character
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class CardsRedrawn(PrivateEvent):
     """After a failed challenge of their Embezzlement, `player` drew `drawn` for `shown`."""
 

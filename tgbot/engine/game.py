@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any, NoReturn
 
@@ -56,36 +56,14 @@ from .decisions import (
     lose,
     show,
     take,
-    versus,
 )
 from .errors import IllegalDecision, Reason
 from .rng import GameRandom
 
-# Reading an enum member through its class (Phase.TURN) costs a descriptor call, ten
-# times a module global: the hot paths read these aliases instead.
-_AC_ASSASSINATE = Action.ASSASSINATE
-_AC_COUP = Action.COUP
-_AC_CONVERT = Action.CONVERT
-_AC_EMBEZZLE = Action.EMBEZZLE
-_AC_EXAMINE = Action.EXAMINE
-_AC_EXCHANGE = Action.EXCHANGE
-_AC_FOREIGN_AID = Action.FOREIGN_AID
-_AC_INCOME = Action.INCOME
-_AC_STEAL = Action.STEAL
-_DK_EXAMINE = DecisionKind.EXAMINE
-_DK_EXCHANGE = DecisionKind.EXCHANGE
-_DK_SHOW_CARD = DecisionKind.SHOW_CARD
-_DK_LOSE_CARD = DecisionKind.LOSE_CARD
-_DK_RESPONSE = DecisionKind.RESPONSE
-_DK_TURN = DecisionKind.TURN
-
 DEFAULT_AFK_LIMIT = 2
 _UNTARGETED = tuple(take(a) for a, spec in ACTIONS.items() if not spec.targeted)
-# Indexes into versus(player): the targeted actions, in the order options list them.
-_COUP, _ASSASSINATE, _STEAL = range(3)
-_COUP_COST = ACTIONS[_AC_COUP].cost
-_ASSASSINATE_COST = ACTIONS[_AC_ASSASSINATE].cost
-_new_awaiting = partial(tuple.__new__, Awaiting)  # skips NamedTuple's Python-level __new__
+COUP_COST = ACTIONS[Action.COUP].cost
+ASSASSINATE_COST = ACTIONS[Action.ASSASSINATE].cost
 
 
 def _card_order(cards: tuple[Character, ...]) -> list[int]:
@@ -108,22 +86,19 @@ class Phase(StrEnum):
     OVER = "over"
 
 
-_PH_ACTION_WINDOW = Phase.ACTION_WINDOW
-_PH_BLOCKED = Phase.BLOCKED
-_PH_BLOCK_CHALLENGE = Phase.BLOCK_CHALLENGE
-_PH_BLOCK_WINDOW = Phase.BLOCK_WINDOW
-_PH_END_TURN = Phase.END_TURN
-_PH_EXCHANGE = Phase.EXCHANGE
-_PH_EXAMINE_SHOW = Phase.EXAMINE_SHOW
-_PH_EXAMINE_DECIDE = Phase.EXAMINE_DECIDE
-_PH_OVER = Phase.OVER
-_PH_RESOLVE = Phase.RESOLVE
-_PH_TURN = Phase.TURN
-
+# The phases that wait for responders, and their window.
 _WINDOWS: dict[Phase, Window] = {
-    _PH_ACTION_WINDOW: Window.ACTION,
-    _PH_BLOCK_WINDOW: Window.BLOCK,
-    _PH_BLOCK_CHALLENGE: Window.BLOCK_CHALLENGE,
+    Phase.ACTION_WINDOW: Window.ACTION,
+    Phase.BLOCK_WINDOW: Window.BLOCK,
+    Phase.BLOCK_CHALLENGE: Window.BLOCK_CHALLENGE,
+}
+# The phases that wait for one player: the kind of decision, and whether the one who
+# decides is the action's target (the Examine's target shows a card) or else its actor.
+_DECIDED_BY_ONE: dict[Phase, tuple[DecisionKind, bool]] = {
+    Phase.TURN: (DecisionKind.TURN, False),
+    Phase.EXCHANGE: (DecisionKind.EXCHANGE, False),
+    Phase.EXAMINE_SHOW: (DecisionKind.SHOW_CARD, True),
+    Phase.EXAMINE_DECIDE: (DecisionKind.EXAMINE, False),
 }
 
 
@@ -142,6 +117,29 @@ class PlayerState:
     def alive(self) -> bool:
         """True while the player holds a face-down card."""
         return bool(self.hidden)
+
+
+@dataclass(frozen=True, slots=True)
+class AimedAt:
+    """The targeted decisions aimed at one player (shared values, see `aimed_at`)."""
+
+    coup: TakeAction
+    assassinate: TakeAction
+    steal: TakeAction
+    examine: TakeAction  # Inquisitor
+    convert: TakeAction  # Reformation
+
+
+@lru_cache(maxsize=4096)  # player ids are unbounded: keep the most recently used
+def aimed_at(target: int) -> AimedAt:
+    """The shared decisions aimed at `target`."""
+    return AimedAt(
+        take(Action.COUP, target),
+        take(Action.ASSASSINATE, target),
+        take(Action.STEAL, target),
+        take(Action.EXAMINE, target),
+        take(Action.CONVERT, target),
+    )
 
 
 @dataclass(slots=True)
@@ -165,20 +163,14 @@ class Game:
     """
 
     __slots__ = (
-        "_actions",
         "_after",
+        "_aimed_at",
         "_awaiting",
         "_by_id",
-        "_characters",
-        "_exchange_draw",
-        "_inquisitor",
         "_others",
-        "_reformation",
-        "_responses",
         "_round",
+        "_rules",
         "_someone_out",
-        "_strict",
-        "_versus",
         "afk_limit",
         "deck",
         "losses",
@@ -200,7 +192,7 @@ class Game:
         treasury: int,
         rng: GameRandom,
         turn: TurnState,
-        phase: Phase = _PH_TURN,
+        phase: Phase = Phase.TURN,
         losses: list[int] | None = None,
         version: int = 0,
         afk_limit: int = DEFAULT_AFK_LIMIT,
@@ -210,25 +202,14 @@ class Game:
     ) -> None:
         self.variant = variant
         self.reserve = reserve  # the Treasury Reserve (Reformation); 0 in other games
-        # The clarifications of VARIANTS.md that would change base games (a card to lose
-        # when both are alike is taken without asking; any own decision resets the AFK
-        # streak) apply in the new variants only (`_strict`): base games stay as they were.
-        (
-            self._actions,
-            self._responses,
-            self._characters,
-            self._inquisitor,
-            self._reformation,
-            self._exchange_draw,
-            self._strict,
-        ) = _VARIANT_RULES[variant]
+        self._rules = RULES[variant]
         self.players = players
         self._by_id = {p.id: p for p in players}
         # Seating never changes, so who sits after whom is worked out once.
         self._others: dict[int, tuple[PlayerState, ...]] = {}  # in seat order
         self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
         self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
-        self._versus: dict[int, tuple[TakeAction, ...]] = {}  # Coup/Assassinate/Steal on them
+        self._aimed_at = {p.id: aimed_at(p.id) for p in players}
         ring = players * 2
         n = len(players)
         for seat, p in enumerate(players):
@@ -236,7 +217,6 @@ class Game:
             self._others[pid] = tuple(players[:seat] + players[seat + 1 :])
             self._after[pid] = after = tuple(ring[seat + 1 : seat + n])
             self._round[pid] = (*after, p)
-            self._versus[pid] = versus(pid)
         self.deck = deck  # the top of the deck is the end of the list
         self.treasury = treasury
         self.rng = rng
@@ -272,7 +252,7 @@ class Game:
         both are for tests and replays.
         """
         try:
-            if variant.__class__ is not Variant:
+            if not isinstance(variant, Variant):
                 variant = Variant.parse(variant)
         except ValueError:
             raise IllegalDecision(Reason.BAD_SETUP, f"unknown variant {variant!r}") from None
@@ -323,13 +303,14 @@ class Game:
             # order from the first player.
             side = Allegiance.LOYALIST if rng.randrange(2) == 0 else Allegiance.REFORMIST
             start = ids.index(first)
+            sides: dict[int, Allegiance] = {}
             for k in range(len(players)):
-                players[(start + k) % len(players)].allegiance = side
+                seat = players[(start + k) % len(players)]
+                seat.allegiance = sides[seat.id] = side
                 side = side.other
             opening.append(
                 ev.AllegiancesAssigned(
-                    seats=tuple(ids),
-                    allegiances=tuple(p.allegiance for p in players),  # type: ignore[misc]
+                    seats=tuple(ids), allegiances=tuple(sides[p.id] for p in players)
                 )
             )
         opening += [ev.CardsDealt(player=p.id, cards=tuple(p.hidden)) for p in players]
@@ -384,7 +365,7 @@ class Game:
     @property
     def over(self) -> bool:
         """True once a winner is known."""
-        return self.phase is _PH_OVER
+        return self.winner is not None
 
     def alive_players(self) -> list[PlayerState]:
         """Living players in seat order."""
@@ -392,7 +373,7 @@ class Game:
 
     def divided(self) -> bool:
         """Reformation: True while the living players include both allegiances."""
-        if not self._reformation:
+        if not self._rules.reformation:
             return False
         first: Allegiance | None = None
         for p in self.players:
@@ -405,35 +386,37 @@ class Game:
 
     def may_target(self, actor: PlayerState, target: PlayerState) -> bool:
         """Reformation: False when the table is divided and both share an allegiance."""
-        return not (self._reformation and target.allegiance is actor.allegiance and self.divided())
+        return not (
+            self._rules.reformation and target.allegiance is actor.allegiance and self.divided()
+        )
 
     def deck_characters(self) -> frozenset[Character]:
         """The five characters of this game's deck (the only ones anyone may claim)."""
-        return self._characters
+        return self._rules.characters
 
     def action_spec(self, action: Action) -> ActionSpec:
         """The rules of an action in this game's variant (KeyError if it has none)."""
-        return self._actions[action]
+        return self._rules.actions[action]
 
     def awaiting(self) -> Awaiting:
         """Who must decide now, and the kind of decision (which sets the deadline)."""
         return self._awaiting
 
     def _compute_awaiting(self) -> Awaiting:
-        phase = self.phase
-        if phase is _PH_OVER:
-            return Awaiting(None, ())
-        if self.losses:
-            return _new_awaiting((_DK_LOSE_CARD, (self.losses[0],), None))
-        if phase is _PH_TURN:
-            return _new_awaiting((_DK_TURN, (self.turn.actor,), None))
-        if phase is _PH_EXCHANGE:
-            return _new_awaiting((_DK_EXCHANGE, (self.turn.actor,), None))
-        if phase is _PH_EXAMINE_SHOW:
-            return _new_awaiting((_DK_SHOW_CARD, (self.turn.target,), None))
-        if phase is _PH_EXAMINE_DECIDE:
-            return _new_awaiting((_DK_EXAMINE, (self.turn.actor,), None))
-        return _new_awaiting((_DK_RESPONSE, tuple(self.turn.waiting), _WINDOWS[phase]))
+        turn = self.turn
+        if self.losses:  # settled before anything else (and always empty once over)
+            return Awaiting(DecisionKind.LOSE_CARD, (self.losses[0],))
+        window = _WINDOWS.get(self.phase)
+        if window is not None:
+            return Awaiting(DecisionKind.RESPONSE, tuple(turn.waiting), window)
+        one = _DECIDED_BY_ONE.get(self.phase)
+        if one is None:
+            return Awaiting(None, ())  # over
+        kind, by_target = one
+        if by_target:
+            assert turn.target is not None
+            return Awaiting(kind, (turn.target,))
+        return Awaiting(kind, (turn.actor,))
 
     def _settle(self, out: list[ev.Event]) -> list[ev.Event]:
         """Run the turn forward, then close the change: bump the version and note who is
@@ -443,92 +426,93 @@ class Game:
         self._awaiting = self._compute_awaiting()
         return out
 
-    def _window_stays_open(self, out: list[ev.Event]) -> list[ev.Event]:
-        """_settle() for a change that left the same response window open to others."""
+    def _settle_window(self, out: list[ev.Event]) -> list[ev.Event]:
+        """_settle() for a change that left a response window open to others: nothing runs
+        forward, only who is awaited changes."""
         self.version += 1
-        self._awaiting = _new_awaiting(
-            (_DK_RESPONSE, tuple(self.turn.waiting), _WINDOWS[self.phase])
+        self._awaiting = Awaiting(
+            DecisionKind.RESPONSE, tuple(self.turn.waiting), _WINDOWS[self.phase]
         )
         return out
 
     def legal_decisions(self, player_id: int) -> list[Decision]:
         """Every decision `player_id` may take now (empty when it is not theirs to take)."""
         kind, awaited, _ = self._awaiting
-        if player_id not in awaited:
+        if kind is None or player_id not in awaited:
             return []
-        if kind is _DK_RESPONSE:
-            turn = self.turn
-            return list(self._responses[self.phase, turn.action, player_id == turn.target])
-        me = self._by_id[player_id]
-        if kind is _DK_TURN:
-            if self._strict:
-                return self._variant_turn_options(me)
-            return self._turn_options(me)
-        if kind is _DK_LOSE_CARD:
-            return list(_LOSE_OPTIONS[tuple(me.hidden)])
-        if kind is _DK_EXCHANGE:
-            return list(_keep_options(tuple(me.hidden + self.turn.drawn), len(me.hidden)))
-        if kind is _DK_SHOW_CARD:
-            return [show(c) for c in sorted_cards(list(set(me.hidden)))]
+        return _OPTIONS[kind](self, self._by_id[player_id])
+
+    # What the awaited player may decide, one method per kind of decision (see _OPTIONS).
+
+    def _response_options(self, me: PlayerState) -> list[Decision]:
+        turn = self.turn
+        assert turn.action is not None
+        return list(self._rules.responses[self.phase, turn.action, me.id == turn.target])
+
+    def _lose_options(self, me: PlayerState) -> list[Decision]:
+        return list(_LOSE_OPTIONS[tuple(me.hidden)])
+
+    def _exchange_options(self, me: PlayerState) -> list[Decision]:
+        return list(_keep_options(tuple(me.hidden + self.turn.drawn), len(me.hidden)))
+
+    def _show_options(self, me: PlayerState) -> list[Decision]:
+        return [show(c) for c in sorted_cards(list(set(me.hidden)))]
+
+    def _examine_options(self, me: PlayerState) -> list[Decision]:
         return [LET_KEEP, FORCE_EXCHANGE]
 
-    def _variant_turn_options(self, me: PlayerState) -> list[Decision]:
-        """The turn's options in the Inquisitor and Reformation variants."""
+    def _turn_options(self, me: PlayerState) -> list[Decision]:
+        """The turn's options, in a fixed order: untargeted actions, then by target."""
+        rules = self._rules
         coins = me.coins
+        at = self._aimed_at
         opponents = [p for p in self._others[me.id] if p.hidden]
         rivals = opponents
-        if self._reformation and self.divided():
+        if rules.reformation and self.divided():
             rivals = [p for p in opponents if p.allegiance is not me.allegiance]
         if coins >= FORCED_COUP_COINS:
-            return [take(_AC_COUP, p.id) for p in rivals]
+            return [at[p.id].coup for p in rivals]
         options: list[Decision] = list(_UNTARGETED)
-        if self._reformation and self.reserve > 0:
-            options.append(take(_AC_EMBEZZLE))
-        if coins >= _COUP_COST:
-            options += [take(_AC_COUP, p.id) for p in rivals]
-        if coins >= _ASSASSINATE_COST:
-            options += [take(_AC_ASSASSINATE, p.id) for p in rivals]
-        options += [take(_AC_STEAL, p.id) for p in rivals if p.coins]
-        if self._inquisitor:
-            options += [take(_AC_EXAMINE, p.id) for p in rivals]
-        if self._reformation and coins >= 1:
-            options.append(take(_AC_CONVERT, me.id))
+        if rules.reformation and self.reserve > 0:
+            options.append(take(Action.EMBEZZLE))
+        if coins >= COUP_COST:
+            options += [at[p.id].coup for p in rivals]
+        if coins >= ASSASSINATE_COST:
+            options += [at[p.id].assassinate for p in rivals]
+        options += [at[p.id].steal for p in rivals if p.coins]
+        if rules.inquisitor:
+            options += [at[p.id].examine for p in rivals]
+        if rules.reformation and coins >= 1:
+            options.append(at[me.id].convert)
             if coins >= 2:
-                options += [take(_AC_CONVERT, p.id) for p in opponents]
+                options += [at[p.id].convert for p in opponents]
         return options
 
-    def _turn_options(self, me: PlayerState) -> list[Decision]:
-        coins = me.coins
-        versus = self._versus
-        opponents = [p for p in self._others[me.id] if p.hidden]
-        if coins >= FORCED_COUP_COINS:
-            return [versus[p.id][_COUP] for p in opponents]
-        options: list[Decision] = list(_UNTARGETED)
-        if coins >= _COUP_COST:
-            options += [versus[p.id][_COUP] for p in opponents]
-        if coins >= _ASSASSINATE_COST:
-            options += [versus[p.id][_ASSASSINATE] for p in opponents]
-        options += [versus[p.id][_STEAL] for p in opponents if p.coins]
-        return options
+    # Each response window lists who may answer it, in seat order after the actor.
 
-    def _open_window(self, phase: Phase) -> None:
-        """Open a response window and list who may answer it, in seat order after the actor."""
+    def _open_action_window(self) -> None:
+        """Anyone may challenge the action's claim or block it (their own rules permitting)."""
         turn = self.turn
-        self.phase = phase
-        if phase is _PH_ACTION_WINDOW:
-            turn.waiting = [p.id for p in self._after[turn.actor] if p.hidden]
-            if self._reformation and turn.action is _AC_FOREIGN_AID and self.divided():
-                # While divided, only the other allegiance may block Foreign Aid.
-                side = self._by_id[turn.actor].allegiance
-                turn.waiting = [
-                    pid for pid in turn.waiting if self._by_id[pid].allegiance is not side
-                ]
-        elif phase is _PH_BLOCK_CHALLENGE:
-            blocker = turn.blocker
-            turn.waiting = [p.id for p in self._round[turn.actor] if p.hidden and p.id != blocker]
-        else:
-            target = self._by_id.get(turn.target)  # type: ignore[arg-type]
-            turn.waiting = [target.id] if target is not None and target.hidden else []
+        self.phase = Phase.ACTION_WINDOW
+        turn.waiting = [p.id for p in self._after[turn.actor] if p.hidden]
+        if self._rules.reformation and turn.action is Action.FOREIGN_AID and self.divided():
+            # While divided, only the other allegiance may block Foreign Aid.
+            side = self._by_id[turn.actor].allegiance
+            turn.waiting = [pid for pid in turn.waiting if self._by_id[pid].allegiance is not side]
+
+    def _open_block_window(self) -> None:
+        """The action survived a challenge: its target alone may still block."""
+        turn = self.turn
+        self.phase = Phase.BLOCK_WINDOW
+        target = self._by_id.get(turn.target) if turn.target is not None else None
+        turn.waiting = [target.id] if target is not None and target.hidden else []
+
+    def _open_block_challenge(self) -> None:
+        """Anyone but the blocker may challenge the block."""
+        turn = self.turn
+        self.phase = Phase.BLOCK_CHALLENGE
+        blocker = turn.blocker
+        turn.waiting = [p.id for p in self._round[turn.actor] if p.hidden and p.id != blocker]
 
     # ---- applying ------------------------------------------------------------------
 
@@ -540,15 +524,12 @@ class Game:
         Anything illegal raises IllegalDecision and leaves the game unchanged. When
         `expected_version` is given and the game has moved on, the decision is STALE.
         """
-        if self.phase is _PH_OVER or (
-            expected_version is not None and expected_version != self.version
-        ):
-            self._check_version(expected_version)
+        self._check_version(expected_version)
         kind, awaited, _ = self._awaiting
         if player_id not in awaited:
             self._refuse_unawaited(player_id)
         try:
-            needed, handler = _HANDLERS[type(decision)]
+            needed, handler = _APPLY[type(decision)]
         except KeyError:
             raise IllegalDecision(Reason.WRONG_KIND, f"unknown decision {decision!r}") from None
         if needed is not kind:
@@ -564,53 +545,54 @@ class Game:
             raise IllegalDecision(Reason.NOT_ALIVE, f"{player_id} is out of the game")
         raise IllegalDecision(Reason.NOT_YOUR_DECISION, f"{player_id} is not awaited now")
 
+    # One handler per decision type (see _APPLY). In the new variants any decision of
+    # one's own resets the AFK streak (Rules.strict); in base games only a turn does.
+
     def _apply_pass(self, player_id: int, decision: Pass) -> list[ev.Event]:
-        if self._strict:
+        if self._rules.strict:
             self._by_id[player_id].afk_turns = 0
         waiting = self.turn.waiting
         waiting.remove(player_id)
         out: list[ev.Event] = [ev.ResponsePassed(player_id)]
-        if waiting:  # others may still answer: nothing else moves
-            return self._window_stays_open(out)
-        return self._settle(out)
+        return self._settle_window(out) if waiting else self._settle(out)
 
     def _apply_challenge(self, player_id: int, decision: Challenge) -> list[ev.Event]:
-        phase = self.phase
-        if phase is not _PH_BLOCK_CHALLENGE and (
-            phase is not _PH_ACTION_WINDOW or self._actions[self.turn.action].claim is None  # type: ignore[index]
-        ):
+        turn = self.turn
+        assert turn.action is not None
+        spec = self._rules.actions[turn.action]
+        # A block on the table may always be challenged; an action only for its claim,
+        # and not any more once it survived a challenge (the block window).
+        if turn.blocker is None and (spec.claim is None or self.phase is Phase.BLOCK_WINDOW):
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
+        if self._rules.strict:
+            self._by_id[player_id].afk_turns = 0
         out: list[ev.Event] = []
-        if not self._strict:
-            self._challenge(player_id, out)
-            return self._settle(out)
-        self._by_id[player_id].afk_turns = 0
-        if phase is _PH_ACTION_WINDOW and self.turn.action is _AC_EMBEZZLE:
+        if spec.inverted:  # Embezzlement (which no one may block)
             self._challenge_embezzlement(player_id, out)
         else:
-            self._challenge(player_id, out)
+            self._challenge(player_id, spec, out)
         return self._settle(out)
 
     def _apply_block(self, player_id: int, decision: Block) -> list[ev.Event]:
         turn = self.turn
-        spec = self._actions[turn.action]  # type: ignore[index]
-        if decision.character not in self._characters:
+        assert turn.action is not None
+        spec = self._rules.actions[turn.action]
+        if decision.character not in self._rules.characters:
             raise IllegalDecision(
                 Reason.NOT_IN_VARIANT, f"there is no {decision.character} in a {self.variant} game"
             )
         if (
-            self.phase is _PH_BLOCK_CHALLENGE
+            self.phase is Phase.BLOCK_CHALLENGE
             or decision.character not in spec.blockers
             or not (spec.blockable_by_anyone or player_id == turn.target)
         ):
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
-        if self._strict:
+        if self._rules.strict:
             self._by_id[player_id].afk_turns = 0
         out: list[ev.Event] = []
         self._block(player_id, decision.character, out)
-        if turn.waiting:  # the blocker and the actor are alive: the window stays open
-            return self._window_stays_open(out)
-        return self._settle(out)
+        # The blocker and the actor are alive, so others may challenge the block.
+        return self._settle_window(out) if self.turn.waiting else self._settle(out)
 
     def _apply_take(self, player_id: int, decision: TakeAction) -> list[ev.Event]:
         me = self._by_id[player_id]
@@ -618,15 +600,15 @@ class Game:
         me.afk_turns = 0
         out: list[ev.Event] = []
         self._declare(decision, out)
-        if self.phase is _PH_ACTION_WINDOW and self.turn.waiting:
-            return self._window_stays_open(out)
+        if self.turn.waiting:  # an action window is open (no one waits otherwise)
+            return self._settle_window(out)
         return self._settle(out)
 
     def _apply_lose(self, player_id: int, decision: LoseCard) -> list[ev.Event]:
         me = self._by_id[player_id]
         if decision.character not in me.hidden:
             raise IllegalDecision(Reason.NO_SUCH_CARD, f"no face-down {decision}")
-        if self._strict:
+        if self._rules.strict:
             me.afk_turns = 0
         out: list[ev.Event] = []
         self.losses.pop(0)
@@ -634,9 +616,10 @@ class Game:
         return self._settle(out)
 
     def _apply_keep(self, player_id: int, decision: KeepCards) -> list[ev.Event]:
-        self._validate_keep(self._by_id[player_id], decision.cards)
-        if self._strict:
-            self._by_id[player_id].afk_turns = 0
+        me = self._by_id[player_id]
+        self._validate_keep(me, decision.cards)
+        if self._rules.strict:
+            me.afk_turns = 0
         out: list[ev.Event] = []
         self._finish_exchange(list(decision.cards), out)
         return self._settle(out)
@@ -665,38 +648,29 @@ class Game:
     def apply_timeout(self, expected_version: int | None = None) -> list[ev.Event]:
         """Apply the RULES.md timeout default for whoever is awaited now."""
         self._check_version(expected_version)
-        waiting = self.awaiting()
-        out: list[ev.Event] = []
-        if waiting.kind is _DK_LOSE_CARD:
-            me = self._by_id[waiting.players[0]]
-            out.append(ev.DecisionTimedOut(me.id, waiting.kind))
-            self.losses.pop(0)
-            self._lose(me, self.rng.choice(me.hidden), out)
-        elif waiting.kind is _DK_TURN:
-            me = self._by_id[self.turn.actor]
-            out.append(ev.DecisionTimedOut(me.id, waiting.kind))
-            me.afk_turns += 1
-            if me.afk_turns >= self.afk_limit:
-                self._remove(me, afk=True, out=out)
-            else:
-                self._declare(self._default_action(me), out)
-        elif waiting.kind is _DK_RESPONSE:
-            for pid in waiting.players:
-                out.append(ev.DecisionTimedOut(pid, waiting.kind))
-            self.turn.waiting = []
-        elif waiting.kind is _DK_EXCHANGE:
-            me = self._by_id[self.turn.actor]
-            out.append(ev.DecisionTimedOut(me.id, waiting.kind))
-            self._finish_exchange(list(me.hidden), out)
-        elif waiting.kind is _DK_SHOW_CARD:
-            me = self._by_id[waiting.players[0]]
-            out.append(ev.DecisionTimedOut(me.id, waiting.kind))
-            self._show(me, self.rng.choice(me.hidden), out)
-        elif waiting.kind is _DK_EXAMINE:
-            out.append(ev.DecisionTimedOut(waiting.players[0], waiting.kind))
-            self._finish_examine(False, out)
-        else:
-            raise IllegalDecision(Reason.GAME_OVER, "the game is over")
+        kind, awaited, _ = self._awaiting
+        out: list[ev.Event] = [ev.DecisionTimedOut(pid, kind) for pid in awaited if kind]
+        match kind:
+            case DecisionKind.LOSE_CARD:
+                me = self._by_id[awaited[0]]
+                self.losses.pop(0)
+                self._lose(me, self.rng.choice(me.hidden), out)
+            case DecisionKind.TURN:
+                me = self._by_id[awaited[0]]
+                me.afk_turns += 1
+                if me.afk_turns >= self.afk_limit:
+                    self._remove(me, afk=True, out=out)
+                else:
+                    self._declare(self._default_action(me), out)
+            case DecisionKind.RESPONSE:
+                self.turn.waiting = []
+            case DecisionKind.EXCHANGE:
+                self._finish_exchange(list(self._by_id[awaited[0]].hidden), out)
+            case DecisionKind.SHOW_CARD:
+                me = self._by_id[awaited[0]]
+                self._show(me, self.rng.choice(me.hidden), out)
+            case DecisionKind.EXAMINE:
+                self._finish_examine(False, out)
         return self._settle(out)
 
     def leave(self, player_id: int, expected_version: int | None = None) -> list[ev.Event]:
@@ -710,7 +684,7 @@ class Game:
         return self._settle(out)
 
     def _check_version(self, expected: int | None) -> None:
-        if self.phase is _PH_OVER:
+        if self.winner is not None:
             raise IllegalDecision(Reason.GAME_OVER, "the game is over")
         if expected is not None and expected != self.version:
             raise IllegalDecision(
@@ -719,15 +693,15 @@ class Game:
 
     def _default_action(self, me: PlayerState) -> TakeAction:
         if me.coins < FORCED_COUP_COINS:
-            return take(_AC_INCOME)
+            return take(Action.INCOME)
         for p in self._after[me.id]:
             if p.hidden and self.may_target(me, p):
-                return take(_AC_COUP, p.id)
+                return take(Action.COUP, p.id)
         raise AssertionError("a forced coup needs a living opponent")
 
     def _validate_action(self, me: PlayerState, decision: TakeAction) -> None:
         action = decision.action
-        spec = self._actions.get(action)
+        spec = self._rules.actions.get(action)
         if spec is None:
             if isinstance(action, Action):
                 raise IllegalDecision(
@@ -735,9 +709,9 @@ class Game:
                 )
             raise IllegalDecision(Reason.WRONG_KIND, f"unknown action {action!r}")
         coins = me.coins
-        if coins >= FORCED_COUP_COINS and action is not _AC_COUP:
+        if coins >= FORCED_COUP_COINS and action is not Action.COUP:
             raise IllegalDecision(Reason.MUST_COUP, "with 10 or more coins you must coup")
-        if self._strict and action in _VARIANT_ONLY:
+        if self._rules.strict and action in _VARIANT_ONLY:
             self._validate_variant_action(me, decision)
             return
         if coins < spec.cost:
@@ -748,25 +722,25 @@ class Game:
             if decision.target is not None:
                 raise IllegalDecision(Reason.BAD_TARGET, f"{decision.action} takes no target")
             return
-        target = self._by_id.get(decision.target)  # type: ignore[arg-type]
+        target = self._by_id.get(decision.target) if decision.target is not None else None
         if target is None or target is me or not target.hidden:
             raise IllegalDecision(Reason.BAD_TARGET, "the target must be a living opponent")
-        if action is _AC_STEAL and target.coins == 0:
+        if target.coins == 0 and action is Action.STEAL:
             raise IllegalDecision(Reason.BAD_TARGET, "you cannot steal from a player with 0 coins")
-        if self._reformation and not self.may_target(me, target):
+        if self._rules.reformation and not self.may_target(me, target):
             raise IllegalDecision(
                 Reason.SAME_ALLEGIANCE, "while the table is divided, target the other allegiance"
             )
 
     def _validate_variant_action(self, me: PlayerState, decision: TakeAction) -> None:
         """Conversion and Embezzlement (Examine is checked like the other targeted ones)."""
-        if decision.action is _AC_EMBEZZLE:
+        if decision.action is Action.EMBEZZLE:
             if decision.target is not None:
                 raise IllegalDecision(Reason.BAD_TARGET, "embezzle takes no target")
             if self.reserve <= 0:
                 raise IllegalDecision(Reason.RESERVE_EMPTY, "the Treasury Reserve is empty")
             return
-        target = self._by_id.get(decision.target)  # type: ignore[arg-type]
+        target = self._by_id.get(decision.target) if decision.target is not None else None
         if target is None or not target.hidden:
             raise IllegalDecision(Reason.BAD_TARGET, "convert yourself or a living player")
         cost = conversion_cost(me.id, target.id)
@@ -789,10 +763,10 @@ class Game:
 
     def _declare(self, decision: TakeAction, out: list[ev.Event]) -> None:
         action = decision.action
-        if action is _AC_CONVERT:
+        if self._rules.reformation and action is Action.CONVERT:
             self._convert(decision, out)
             return
-        spec = self._actions[action]
+        spec = self._rules.actions[action]
         me = self._by_id[self.turn.actor]
         me.coins -= spec.cost
         self.treasury += spec.cost
@@ -801,26 +775,27 @@ class Game:
         turn.target = decision.target
         claim = None if spec.inverted else spec.claim
         out.append(ev.ActionDeclared(me.id, action, decision.target, claim, spec.cost))
-        if action is _AC_INCOME or action is _AC_COUP:
-            self.phase = _PH_RESOLVE
+        if action in _UNANSWERABLE:
+            self.phase = Phase.RESOLVE
         else:
-            self._open_window(_PH_ACTION_WINDOW)
+            self._open_action_window()
 
     def _convert(self, decision: TakeAction, out: list[ev.Event]) -> None:
         """Conversion resolves at once: pay the Reserve, flip the target, end the turn."""
         turn = self.turn
         me = self._by_id[turn.actor]
-        target = self._by_id[decision.target]  # type: ignore[index]
+        assert decision.target is not None  # checked by _validate_variant_action
+        target = self._by_id[decision.target]
         cost = conversion_cost(me.id, target.id)
         me.coins -= cost
         self.reserve += cost
-        turn.action = _AC_CONVERT
+        turn.action = Action.CONVERT
         turn.target = target.id
-        out.append(ev.ActionDeclared(me.id, _AC_CONVERT, target.id, None, cost))
+        out.append(ev.ActionDeclared(me.id, Action.CONVERT, target.id, None, cost))
         assert target.allegiance is not None
         target.allegiance = target.allegiance.other
         out.append(ev.AllegianceChanged(me.id, target.id, target.allegiance, self.reserve))
-        self.phase = _PH_END_TURN
+        self.phase = Phase.END_TURN
 
     def _challenge_embezzlement(self, challenger: int, out: list[ev.Event]) -> None:
         """The inverted challenge: the challenger wins exactly when the actor has a Duke."""
@@ -830,7 +805,7 @@ class Game:
         if Character.DUKE in holder.hidden:
             out.append(ev.EmbezzlerHadDuke(holder.id, challenger))
             self.losses.append(holder.id)
-            self.phase = _PH_END_TURN
+            self.phase = Phase.END_TURN
             return
         shown = tuple(holder.hidden)
         out.append(ev.EmbezzlerCleared(holder.id, sorted_cards(shown), challenger))
@@ -839,7 +814,7 @@ class Game:
         holder.hidden = [self.deck.pop() for _ in shown]
         out.append(ev.CardsRedrawn(holder.id, shown, tuple(holder.hidden)))
         self.losses.append(challenger)
-        self.phase = _PH_RESOLVE
+        self.phase = Phase.RESOLVE
 
     def _show(self, target: PlayerState, character: Character, out: list[ev.Event]) -> None:
         """Examine: `target` shows `character` to the actor, and to no one else."""
@@ -848,53 +823,56 @@ class Game:
         out.append(ev.CardShown(turn.actor, target.id))
         out.append(ev.ExaminedCard(turn.actor, target.id, character))
         out.append(ev.CardShownTo(target.id, turn.actor, character))
-        self.phase = _PH_EXAMINE_DECIDE
+        self.phase = Phase.EXAMINE_DECIDE
 
     def _finish_examine(self, force: bool, out: list[ev.Event]) -> None:
         """Examine: keep, or the shown card goes into the deck and the target draws one."""
         turn = self.turn
-        target = self._by_id[turn.target]  # type: ignore[index]
+        assert turn.target is not None
+        target = self._by_id[turn.target]
         shown = turn.shown
         assert shown is not None
         out.append(ev.ExamineDecided(turn.actor, target.id, force))
         if force:
             self._replace_shown_card(target, shown, out)
         turn.shown = None
-        self.phase = _PH_END_TURN
+        self.phase = Phase.END_TURN
 
-    def _challenge(self, challenger: int, out: list[ev.Event]) -> None:
+    def _challenge(self, challenger: int, spec: ActionSpec, out: list[ev.Event]) -> None:
+        """Challenge the claim on the table: the block's if there is one, else the action's."""
         turn = self.turn
-        assert turn.action is not None
-        if self.phase is _PH_BLOCK_CHALLENGE:
-            assert turn.blocker is not None and turn.block_character is not None
+        blocked = turn.blocker is not None
+        claimant: int | None
+        character: Character | None
+        if blocked:
             claimant, character = turn.blocker, turn.block_character
         else:
-            claimant, character = turn.actor, self._actions[turn.action].claim
-            assert character is not None
+            claimant, character = turn.actor, spec.claim
+        assert claimant is not None and character is not None
         out.append(ev.ChallengeDeclared(challenger, claimant, character))
         holder = self._by_id[claimant]
         if character in holder.hidden:
             out.append(ev.ClaimProven(claimant, character, challenger))
             self._replace_shown_card(holder, character, out)
             self.losses.append(challenger)
-            if self.phase is _PH_BLOCK_CHALLENGE:
-                self.phase = _PH_BLOCKED
-            elif self._actions[turn.action].blockers:
-                self._open_window(_PH_BLOCK_WINDOW)
+            if blocked:
+                self.phase = Phase.BLOCKED
+            elif spec.blockers:
+                self._open_block_window()
             else:
-                self.phase = _PH_RESOLVE
+                self.phase = Phase.RESOLVE
             return
         out.append(ev.ClaimFailed(claimant, character, challenger))
         self.losses.append(claimant)
-        if self.phase is _PH_BLOCK_CHALLENGE:
-            self.phase = _PH_RESOLVE
+        if blocked:
+            self.phase = Phase.RESOLVE
             return
-        refund = self._actions[turn.action].cost
+        refund = spec.cost
         if refund:
             holder.coins += refund
             self.treasury -= refund
             out.append(ev.CoinsRefunded(claimant, refund))
-        self.phase = _PH_END_TURN
+        self.phase = Phase.END_TURN
 
     def _replace_shown_card(
         self, holder: PlayerState, shown: Character, out: list[ev.Event]
@@ -912,54 +890,75 @@ class Game:
         turn.blocker = blocker
         turn.block_character = character
         out.append(ev.BlockDeclared(blocker, character, turn.actor, turn.action))
-        self._open_window(_PH_BLOCK_CHALLENGE)
+        self._open_block_challenge()
 
-    def _resolve(self, out: list[ev.Event]) -> None:
+    def _step_resolve(self, out: list[ev.Event]) -> bool:
+        """The action takes effect (a targeted one fizzles if its target is already out)."""
         turn = self.turn
-        action = turn.action
-        assert action is not None
+        assert turn.action is not None
         me = self._by_id[turn.actor]
-        self.phase = _PH_END_TURN
-        if action in ACTION_GAIN:
-            amount = min(ACTION_GAIN[action], self.treasury)
-            me.coins += amount
-            self.treasury -= amount
-            out.append(ev.ActionResolved(me.id, action, None, amount))
-            return
-        if action is _AC_EXCHANGE:
-            turn.drawn = [self.deck.pop() for _ in range(self._exchange_draw)]
-            out.append(ev.ExchangeDrawn(me.id, tuple(turn.drawn)))
-            self.phase = _PH_EXCHANGE
-            if self._strict:  # one answer (all the cards alike): kept without asking
-                keeps = _keep_options(tuple(me.hidden + turn.drawn), len(me.hidden))
-                if len(keeps) == 1:
-                    self._finish_exchange(list(keeps[0].cards), out)
-            return
-        if action is _AC_EMBEZZLE:
-            amount = self.reserve
-            self.reserve = 0
-            me.coins += amount
-            out.append(ev.ActionResolved(me.id, action, None, amount))
-            return
-        assert turn.target is not None
+        self.phase = Phase.END_TURN
+        if not me.hidden:  # an actor who is out takes the action along
+            return False
+        if turn.target is None:
+            _RESOLVE[turn.action](self, me, None, out)
+            return False
         target = self._by_id[turn.target]
-        if not target.hidden:
-            out.append(ev.ActionFizzled(me.id, action, target.id))
-            return
-        if action is _AC_EXAMINE:
-            if len(set(target.hidden)) == 1:  # one answer: shown without asking
-                self._show(target, target.hidden[0], out)
-            else:
-                self.phase = _PH_EXAMINE_SHOW
-            return
-        if action is _AC_STEAL:
-            amount = min(STEAL_AMOUNT, target.coins)
-            target.coins -= amount
-            me.coins += amount
-            out.append(ev.ActionResolved(me.id, action, target.id, amount))
-            return
-        out.append(ev.ActionResolved(me.id, action, target.id, 0))
+        if target.hidden:
+            _RESOLVE[turn.action](self, me, target, out)
+        else:
+            out.append(ev.ActionFizzled(me.id, turn.action, target.id))
+        return False
+
+    # What each action does once it stands (see _RESOLVE); the turn ends unless they say.
+
+    def _gain(self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]) -> None:
+        """Income, Foreign Aid and Tax: coins from the treasury, as many as it holds."""
+        action = self.turn.action
+        assert action is not None
+        amount = min(ACTION_GAIN[action], self.treasury)
+        me.coins += amount
+        self.treasury -= amount
+        out.append(ev.ActionResolved(me.id, action, None, amount))
+
+    def _steal(self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]) -> None:
+        assert target is not None
+        amount = min(STEAL_AMOUNT, target.coins)
+        target.coins -= amount
+        me.coins += amount
+        out.append(ev.ActionResolved(me.id, Action.STEAL, target.id, amount))
+
+    def _strike(self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]) -> None:
+        """Coup and Assassinate: the target loses a card."""
+        assert target is not None and self.turn.action is not None
+        out.append(ev.ActionResolved(me.id, self.turn.action, target.id, 0))
         self.losses.append(target.id)
+
+    def _draw_for_exchange(
+        self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]
+    ) -> None:
+        turn = self.turn
+        turn.drawn = [self.deck.pop() for _ in range(self._rules.exchange_draw)]
+        out.append(ev.ExchangeDrawn(me.id, tuple(turn.drawn)))
+        self.phase = Phase.EXCHANGE
+        if self._rules.strict:  # one answer (all the cards alike): kept without asking
+            keeps = _keep_options(tuple(me.hidden + turn.drawn), len(me.hidden))
+            if len(keeps) == 1:
+                self._finish_exchange(list(keeps[0].cards), out)
+
+    def _embezzle(self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]) -> None:
+        """Embezzlement takes the whole Treasury Reserve."""
+        amount = self.reserve
+        self.reserve = 0
+        me.coins += amount
+        out.append(ev.ActionResolved(me.id, Action.EMBEZZLE, None, amount))
+
+    def _examine(self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]) -> None:
+        assert target is not None
+        if len(set(target.hidden)) == 1:  # one answer: shown without asking
+            self._show(target, target.hidden[0], out)
+        else:
+            self.phase = Phase.EXAMINE_SHOW
 
     def _finish_exchange(self, kept: list[Character], out: list[ev.Event]) -> None:
         me = self._by_id[self.turn.actor]
@@ -972,7 +971,7 @@ class Game:
         self.turn.drawn = []
         out.append(ev.ExchangeKept(me.id, sorted_cards(kept)))
         out.append(ev.ExchangeCompleted(me.id))
-        self.phase = _PH_END_TURN
+        self.phase = Phase.END_TURN
 
     def _lose(self, me: PlayerState, character: Character, out: list[ev.Event]) -> None:
         me.hidden.remove(character)
@@ -1006,62 +1005,83 @@ class Game:
                 if self._decided(out):
                     return
             if self.losses:
-                loser = self._by_id[self.losses[0]]
-                if not loser.hidden:
-                    self.losses.pop(0)
-                elif len(loser.hidden) == 1 or (
-                    self._strict and loser.hidden[0] is loser.hidden[1]
-                ):  # one answer: no question (new variants only, see __init__)
-                    self.losses.pop(0)
-                    self._lose(loser, loser.hidden[0], out)
-                else:
+                if self._take_loss(out):
                     return
-                continue
-            phase = self.phase
-            if phase is _PH_END_TURN:
-                self._next_turn(out)
-                continue
-            turn = self.turn
-            actor_alive = bool(self._by_id[turn.actor].hidden)
-            if phase is _PH_TURN:
-                if actor_alive:
-                    return
-                self.phase = _PH_END_TURN
-            elif phase in _WINDOWS:
-                if not actor_alive:
-                    self.phase = _PH_END_TURN
-                elif phase is _PH_BLOCK_CHALLENGE and not self._by_id[turn.blocker].hidden:
-                    self.phase = _PH_RESOLVE  # a blocker who left takes the block along
-                elif turn.waiting:
-                    return
-                elif phase is _PH_BLOCK_CHALLENGE:
-                    self.phase = _PH_BLOCKED
-                else:
-                    self.phase = _PH_RESOLVE
-            elif phase is _PH_RESOLVE:
-                if actor_alive:
-                    self._resolve(out)
-                else:
-                    self.phase = _PH_END_TURN
-            elif phase is _PH_BLOCKED:
-                assert turn.action is not None and turn.blocker is not None
-                assert turn.block_character is not None
-                out.append(
-                    ev.ActionBlocked(turn.actor, turn.action, turn.blocker, turn.block_character)
-                )
-                self.phase = _PH_END_TURN
-            elif phase is _PH_EXAMINE_SHOW or phase is _PH_EXAMINE_DECIDE:
-                # The Examine ends with no effect when the actor or the target is gone.
-                if actor_alive and self._by_id[turn.target].hidden:  # type: ignore[index]
-                    return
-                turn.shown = None
-                self.phase = _PH_END_TURN
-            else:
-                assert phase is _PH_EXCHANGE, phase  # the kept cards are still to choose
-                if actor_alive:
-                    return
-                self._return_drawn()
-                self.phase = _PH_END_TURN
+            elif _STEPS[self.phase](self, out):
+                return
+
+    def _take_loss(self, out: list[ev.Event]) -> bool:
+        """Settle the first pending card loss if it needs no answer; True when it does."""
+        loser = self._by_id[self.losses[0]]
+        if not loser.hidden:
+            self.losses.pop(0)
+            return False
+        if len(loser.hidden) == 1 or (self._rules.strict and loser.hidden[0] is loser.hidden[1]):
+            # One answer: no question (new variants only, see Rules.strict).
+            self.losses.pop(0)
+            self._lose(loser, loser.hidden[0], out)
+            return False
+        return True
+
+    # Each step runs one phase forward and returns True when someone must decide now.
+
+    def _step_turn(self, out: list[ev.Event]) -> bool:
+        if self._by_id[self.turn.actor].hidden:
+            return True
+        self.phase = Phase.END_TURN
+        return False
+
+    def _step_window(self, out: list[ev.Event]) -> bool:
+        """The action window, or the target's block window after a failed challenge."""
+        turn = self.turn
+        if not self._by_id[turn.actor].hidden:
+            self.phase = Phase.END_TURN
+            return False
+        if turn.waiting:
+            return True
+        self.phase = Phase.RESOLVE
+        return False
+
+    def _step_block_challenge(self, out: list[ev.Event]) -> bool:
+        turn = self.turn
+        assert turn.blocker is not None
+        if not self._by_id[turn.actor].hidden:
+            self.phase = Phase.END_TURN
+        elif not self._by_id[turn.blocker].hidden:
+            self.phase = Phase.RESOLVE  # a blocker who left takes the block along
+        elif turn.waiting:
+            return True
+        else:
+            self.phase = Phase.BLOCKED
+        return False
+
+    def _step_blocked(self, out: list[ev.Event]) -> bool:
+        turn = self.turn
+        assert turn.action is not None and turn.blocker is not None
+        assert turn.block_character is not None
+        out.append(ev.ActionBlocked(turn.actor, turn.action, turn.blocker, turn.block_character))
+        self.phase = Phase.END_TURN
+        return False
+
+    def _step_exchange(self, out: list[ev.Event]) -> bool:
+        if self._by_id[self.turn.actor].hidden:
+            return True  # the kept cards are still to choose
+        self._return_drawn()
+        self.phase = Phase.END_TURN
+        return False
+
+    def _step_examine(self, out: list[ev.Event]) -> bool:
+        """The Examine ends with no effect when the actor or the target is gone."""
+        turn = self.turn
+        assert turn.target is not None
+        if self._by_id[turn.actor].hidden and self._by_id[turn.target].hidden:
+            return True
+        turn.shown = None
+        self.phase = Phase.END_TURN
+        return False
+
+    def _step_over(self, out: list[ev.Event]) -> bool:
+        return True
 
     def _decided(self, out: list[ev.Event]) -> bool:
         """End the game if at most one player is left; say whether it ended."""
@@ -1077,19 +1097,21 @@ class Game:
             self.turn.drawn = []
             self.rng.shuffle(self.deck)
 
-    def _next_turn(self, out: list[ev.Event]) -> None:
+    def _step_end_turn(self, out: list[ev.Event]) -> bool:
+        """The next living player clockwise begins their turn."""
         for nxt in self._round[self.turn.actor]:
             if nxt.hidden:
                 break
-        self.turn = TurnState(nxt.id, None, None, None, None, [], [])  # positional: faster
-        self.phase = _PH_TURN
+        self.turn = TurnState(actor=nxt.id)
+        self.phase = Phase.TURN
         out.append(ev.TurnStarted(nxt.id, nxt.coins >= FORCED_COUP_COINS))
+        return False
 
     def _end_game(self, winner: PlayerState, out: list[ev.Event]) -> None:
         self._return_drawn()
         self.turn.shown = None
         self.losses = []
-        self.phase = _PH_OVER
+        self.phase = Phase.OVER
         self.winner = winner.id
         out.append(ev.GameEnded(winner.id))
 
@@ -1100,7 +1122,7 @@ class Game:
         return self.treasury + self.reserve + sum(p.coins for p in self.players)
 
 
-_VARIANT_ONLY = frozenset({_AC_CONVERT, _AC_EMBEZZLE})
+_VARIANT_ONLY = frozenset({Action.CONVERT, Action.EMBEZZLE})
 
 
 def _response_options(
@@ -1114,36 +1136,38 @@ def _response_options(
             if not (spec.blockable_by_anyone or is_target):
                 blocks = []
             challenge = [CHALLENGE] if spec.challengeable else []
-            table[_PH_ACTION_WINDOW, action, is_target] = (*challenge, *blocks, PASS)
-            table[_PH_BLOCK_WINDOW, action, is_target] = (*blocks, PASS)
-            table[_PH_BLOCK_CHALLENGE, action, is_target] = (CHALLENGE, PASS)
+            table[Phase.ACTION_WINDOW, action, is_target] = (*challenge, *blocks, PASS)
+            table[Phase.BLOCK_WINDOW, action, is_target] = (*blocks, PASS)
+            table[Phase.BLOCK_CHALLENGE, action, is_target] = (CHALLENGE, PASS)
     return table
 
 
-_RESPONSE_OPTIONS = {v: _response_options(VARIANT_ACTIONS[v]) for v in Variant}
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What differs between the variants, worked out once per variant."""
 
-# What Game.__init__ reads for each variant: the action table, the response options, the
-# deck's characters, the two switches, the Exchange draw, and whether it is a new variant.
-_VARIANT_RULES: dict[
-    Variant,
-    tuple[
-        dict[Action, ActionSpec],
-        dict[tuple[Phase, Action, bool], tuple[Decision, ...]],
-        frozenset[Character],
-        bool,
-        bool,
-        int,
-        bool,
-    ],
-] = {
-    v: (
-        VARIANT_ACTIONS[v],
-        _RESPONSE_OPTIONS[v],
-        frozenset(characters(v)),
-        v.inquisitor,
-        v.reformation,
-        INQUISITOR_EXCHANGE_DRAW if v.inquisitor else EXCHANGE_DRAW,
-        v is not Variant.BASE,
+    actions: dict[Action, ActionSpec]
+    # What a responder may answer, by window, action and whether they are its target.
+    responses: dict[tuple[Phase, Action, bool], tuple[Decision, ...]]
+    characters: frozenset[Character]  # the deck's five characters
+    inquisitor: bool
+    reformation: bool
+    exchange_draw: int
+    # The clarifications of VARIANTS.md that would change base games (a card to lose when
+    # both are alike is taken without asking; any own decision resets the AFK streak)
+    # apply in the new variants only: base games stay as they were.
+    strict: bool
+
+
+RULES: dict[Variant, Rules] = {
+    v: Rules(
+        actions=VARIANT_ACTIONS[v],
+        responses=_response_options(VARIANT_ACTIONS[v]),
+        characters=frozenset(characters(v)),
+        inquisitor=v.inquisitor,
+        reformation=v.reformation,
+        exchange_draw=INQUISITOR_EXCHANGE_DRAW if v.inquisitor else EXCHANGE_DRAW,
+        strict=v is not Variant.BASE,
     )
     for v in Variant
 }
@@ -1163,16 +1187,57 @@ def _keep_options(pool: tuple[Character, ...], keep: int) -> tuple[KeepCards, ..
     return tuple(KeepCards(k) for k in sorted(keeps, key=_card_order))
 
 
-_HANDLERS: dict[type, tuple[DecisionKind, Callable[[Game, int, Any], list[ev.Event]]]] = {
-    Pass: (_DK_RESPONSE, Game._apply_pass),
-    Challenge: (_DK_RESPONSE, Game._apply_challenge),
-    Block: (_DK_RESPONSE, Game._apply_block),
-    TakeAction: (_DK_TURN, Game._apply_take),
-    LoseCard: (_DK_LOSE_CARD, Game._apply_lose),
-    KeepCards: (_DK_EXCHANGE, Game._apply_keep),
-    ShowCard: (_DK_SHOW_CARD, Game._apply_show),
-    LetKeep: (_DK_EXAMINE, Game._apply_let_keep),
-    ForceExchange: (_DK_EXAMINE, Game._apply_force),
+# How _advance runs each phase forward.
+_STEPS: dict[Phase, Callable[[Game, list[ev.Event]], bool]] = {
+    Phase.TURN: Game._step_turn,
+    Phase.ACTION_WINDOW: Game._step_window,
+    Phase.BLOCK_WINDOW: Game._step_window,
+    Phase.BLOCK_CHALLENGE: Game._step_block_challenge,
+    Phase.RESOLVE: Game._step_resolve,
+    Phase.BLOCKED: Game._step_blocked,
+    Phase.EXCHANGE: Game._step_exchange,
+    Phase.EXAMINE_SHOW: Game._step_examine,
+    Phase.EXAMINE_DECIDE: Game._step_examine,
+    Phase.END_TURN: Game._step_end_turn,
+    Phase.OVER: Game._step_over,
+}
+
+# How legal_decisions lists each kind of decision.
+_OPTIONS: dict[DecisionKind, Callable[[Game, PlayerState], list[Decision]]] = {
+    DecisionKind.TURN: Game._turn_options,
+    DecisionKind.RESPONSE: Game._response_options,
+    DecisionKind.LOSE_CARD: Game._lose_options,
+    DecisionKind.EXCHANGE: Game._exchange_options,
+    DecisionKind.SHOW_CARD: Game._show_options,
+    DecisionKind.EXAMINE: Game._examine_options,
+}
+
+# What each action does once it stands.
+_RESOLVE: dict[Action, Callable[[Game, PlayerState, PlayerState | None, list[ev.Event]], None]] = {
+    Action.INCOME: Game._gain,
+    Action.FOREIGN_AID: Game._gain,
+    Action.TAX: Game._gain,
+    Action.COUP: Game._strike,
+    Action.ASSASSINATE: Game._strike,
+    Action.STEAL: Game._steal,
+    Action.EXCHANGE: Game._draw_for_exchange,
+    Action.EXAMINE: Game._examine,
+    Action.EMBEZZLE: Game._embezzle,
+}
+# Actions no one may challenge or block: they resolve as soon as they are declared.
+_UNANSWERABLE = frozenset({Action.INCOME, Action.COUP})
+
+# How apply handles each decision type: the kind of decision it answers, and its handler.
+_APPLY: dict[type[Any], tuple[DecisionKind, Callable[[Game, int, Any], list[ev.Event]]]] = {
+    TakeAction: (DecisionKind.TURN, Game._apply_take),
+    Pass: (DecisionKind.RESPONSE, Game._apply_pass),
+    Challenge: (DecisionKind.RESPONSE, Game._apply_challenge),
+    Block: (DecisionKind.RESPONSE, Game._apply_block),
+    LoseCard: (DecisionKind.LOSE_CARD, Game._apply_lose),
+    KeepCards: (DecisionKind.EXCHANGE, Game._apply_keep),
+    ShowCard: (DecisionKind.SHOW_CARD, Game._apply_show),
+    LetKeep: (DecisionKind.EXAMINE, Game._apply_let_keep),
+    ForceExchange: (DecisionKind.EXAMINE, Game._apply_force),
 }
 
 __all__ = ["Game", "Phase", "PlayerState", "TurnState"]

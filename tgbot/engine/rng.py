@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import MutableSequence
+from typing import Any
 
 _MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -33,6 +35,7 @@ class GameRandom(random.Random):
             raise TypeError("GameRandom needs an integer seed")
         self._state = a & _MASK64
 
+    # random.Random's state is a tuple; ours is one integer (it is stored with every game).
     def getstate(self) -> int:  # type: ignore[override]
         """Return the generator state as one integer."""
         return self._state
@@ -51,18 +54,7 @@ class GameRandom(random.Random):
         """Return a float in [0, 1)."""
         return (self._next64() >> 11) * (1.0 / 9007199254740992.0)
 
-    def _randbelow(self, n: int) -> int:
-        # random.Random's shuffle and choice call this; answering it directly saves a
-        # Python call per draw over the inherited getrandbits-based version.
-        if n <= 0:
-            raise ValueError("empty range")
-        shift = 64 - n.bit_length()
-        r = self._next64() >> shift
-        while r >= n:
-            r = self._next64() >> shift
-        return r
-
-    def shuffle(self, x: list) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[Any]) -> None:
         """Shuffle a list in place, uniformly, from one 64-bit draw for up to 20 items.
 
         Fisher-Yates takes its swap indices as the mixed-radix digits of one number drawn

@@ -105,7 +105,9 @@ def encode_decision(decision: Decision, seats: list[int]) -> str:
         return "Y"
     if isinstance(decision, ForceExchange):
         return "F"
-    return "K" + "".join(_CHAR_CODE[c] for c in decision.cards)
+    if isinstance(decision, KeepCards):
+        return "K" + "".join(_CHAR_CODE[c] for c in decision.cards)
+    raise ValueError(f"no button code for {decision!r}")
 
 
 def decode_decision(code: str, seats: list[int]) -> Decision:

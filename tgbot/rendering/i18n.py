@@ -105,14 +105,14 @@ class Catalogs:
 
     def get(self, language: str | None) -> Translator:
         """The translator for a language; Georgian for anything unknown."""
-        if language in self._translators:
-            return self._translators[language]  # type: ignore[index]
+        if language is not None and language in self._translators:
+            return self._translators[language]
         return self._translators[DEFAULT_LANGUAGE]
 
 
 def pick_language(chosen: str | None, telegram_code: str | None) -> str:
     """A person's language: their choice, else their Telegram language if ka/en, else ka."""
-    if chosen in LANGUAGES:
-        return chosen  # type: ignore[return-value]
+    if chosen is not None and chosen in LANGUAGES:
+        return chosen
     code = (telegram_code or "").split("-")[0].lower()
     return code if code in LANGUAGES else DEFAULT_LANGUAGE

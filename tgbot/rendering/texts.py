@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from ..engine import Action, Allegiance, Character, DecisionKind, Variant
 from ..engine import events as ev
@@ -510,7 +511,8 @@ class _Describer:
         return self.t.gettext("🔄 You keep: {cards}.").format(cards=cards_text(self.t, e.kept))
 
 
-_HANDLERS: dict[type[ev.Event], Callable[[_Describer, ev.Event], str | None]] = {
+# Each describer takes its own event type: the table is keyed by that type.
+_HANDLERS: dict[type[ev.Event], Callable[[_Describer, Any], str | None]] = {
     ev.GameStarted: _Describer.game_started,
     ev.ActionDeclared: _Describer.action_declared,
     ev.ResponsePassed: _Describer.response_passed,

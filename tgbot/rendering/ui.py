@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..engine import (
@@ -323,7 +323,7 @@ def decision_label(t: Translator, decision: Decision, names: Names) -> str:
     return " + ".join(character_name(t, c) for c in cards)
 
 
-ACTION_BUTTONS = {
+ACTION_BUTTONS: dict[Action, Callable[[Translator], str]] = {
     Action.INCOME: lambda t: t.gettext("💰 Income"),
     Action.FOREIGN_AID: lambda t: t.gettext("🤝 Foreign Aid"),
     Action.TAX: lambda t: t.gettext("👑 Tax"),

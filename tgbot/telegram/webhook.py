@@ -6,6 +6,7 @@ import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from redis.exceptions import RedisError
@@ -31,7 +32,7 @@ def build_webhook_app(
     healthy: Callable[[], Awaitable[bool]],
     secret: str | None,
     path: str,
-    lifespan: Callable | None = None,
+    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
 ) -> Starlette:
     """An ASGI app that answers only after the update's step is committed; it also serves
     GET /healthz and the Prometheus metrics at GET /metrics.
