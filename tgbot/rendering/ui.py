@@ -11,7 +11,6 @@ from ..engine import (
     Allegiance,
     Block,
     Challenge,
-    Character,
     Decision,
     DecisionKind,
     ForceExchange,
@@ -527,7 +526,7 @@ def help_text(t: Translator) -> str:
         "/claims: who has claimed which character in this game\n"
         "/top: the group's best players by rating\n"
         "/replay: the public log of the group's last game\n"
-        "/settings: time limits and language (admins)\n"
+        "/settings: time limits, language, answers, variant (admins)\n"
         "/rules: the rules\n\n"
         "In private:\n"
         "/start: let me write to you (needed to play)\n"
@@ -712,45 +711,3 @@ def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
     }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
     return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])
-
-
-# ---- stats ---------------------------------------------------------------------------
-
-
-def stats_text(t: Translator, stats: dict[str, str]) -> str:
-    """A person's record: games, wins, and the characters they claimed."""
-    played = int(stats.get("played", 0))
-    if not played:
-        return t.gettext("📊 No finished games yet. Play one with /newgame in a group!")
-    won = int(stats.get("won", 0))
-    lines = [
-        t.ngettext("📊 {n} game played", "📊 {n} games played", played).format(n=played),
-        t.ngettext("🏆 {n} win ({percent}%)", "🏆 {n} wins ({percent}%)", won).format(
-            n=won, percent=round(100 * won / played)
-        ),
-    ]
-    claims = [
-        (Character(key.split(":", 1)[1]), int(value))
-        for key, value in stats.items()
-        if key.startswith("claim:")
-    ]
-    if claims:
-        listing = ", ".join(
-            f"{character_name(t, c)} {n}" for c, n in sorted(claims, key=lambda x: -x[1])
-        )
-        lines.append(t.gettext("🃏 Characters you claimed: {list}").format(list=listing))
-    return "\n".join(lines)
-
-
-def leaderboard_text(t: Translator, rows: list[tuple[str, int, int]]) -> str:
-    """The group's best players: name, wins, games."""
-    if not rows:
-        return t.gettext("🏆 No finished games in this group yet.")
-    lines = [t.gettext("🏆 Best players of this group:")]
-    for i, (name, wins, played) in enumerate(rows, 1):
-        lines.append(
-            t.gettext("{place}. {name}: won {wins} of {played}").format(
-                place=i, name=name, wins=wins, played=played
-            )
-        )
-    return "\n".join(lines)

@@ -105,22 +105,6 @@ class Keys:
         """Sorted set in `scope_key`'s slot: the latest update ids applied there (bounded)."""
         return f"{self.prefix}:{{{slot_tag(scope_key)}}}:seen"
 
-    def stats_user(self, user_id: int) -> str:
-        """Hash: a person's games played, won, and claims by character (kept forever)."""
-        return f"{self.prefix}:stats:user:{user_id}"
-
-    def stats_chat_wins(self, chat_id: int) -> str:
-        """Sorted set: wins per person in a group (the leaderboard)."""
-        return f"{self.prefix}:stats:chat:{chat_id}:wins"
-
-    def stats_chat_played(self, chat_id: int) -> str:
-        """Sorted set: games played per person in a group."""
-        return f"{self.prefix}:stats:chat:{chat_id}:played"
-
-    def stats_chat_names(self, chat_id: int) -> str:
-        """Hash: the latest display name of each person on a group's leaderboard."""
-        return f"{self.prefix}:stats:chat:{chat_id}:names"
-
     def chat_sends(self, chat_id: int) -> str:
         """Sorted set: recent messages and edits sent to a chat (its rate window)."""
         return f"{self.prefix}:sends:{{rl:{chat_id}}}:window"
