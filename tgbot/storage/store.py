@@ -29,6 +29,7 @@ such counters: its deadline, armed by its last step, counts it once per scope af
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import random
 import time
@@ -39,7 +40,7 @@ from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from .keys import Keys, chat_owner, game_of_key, slot_tag
 
@@ -214,6 +215,36 @@ _LIVE = ("lobby", "playing")  # a game record's statuses that hold its index ent
 PENDING_READS = 20
 
 
+@dataclass(slots=True)
+class _UpdateWork:
+    """What one update's handling left for its end (see `Store.begin_update`): the
+    single-slot writes that follow its commits, records read before its transaction,
+    and whether every commit recorded the update in a game record."""
+
+    post: list[tuple[str, list[str], list[Any]]] = field(default_factory=list)
+    counts: list[tuple[str, list[Any]]] = field(default_factory=list)
+    read: dict[str, str | None] = field(default_factory=dict)
+    in_record: bool = False
+    elsewhere: bool = False
+    hits: dict[int, int] = field(default_factory=dict)
+    task: asyncio.Task[Any] | None = None
+
+
+# Set by begin_update for the task handling that update (and the tasks it starts copy it,
+# which is why a delivery task drops it: see `Store.outside_update`).
+_update_work: contextvars.ContextVar[_UpdateWork | None] = contextvars.ContextVar(
+    "update_work", default=None
+)
+
+
+def _work() -> _UpdateWork | None:
+    """The update this task is handling, if any (not one a task it was started from is)."""
+    work = _update_work.get()
+    if work is None or work.task is not asyncio.current_task():
+        return None
+    return work
+
+
 class _Pending(Exception):
     """An index names a game about to be written: read again."""
 
@@ -385,7 +416,26 @@ class Store:
     async def get_json(self, key: str) -> Any:
         """Read a JSON value (None when missing)."""
         raw = await self.redis.get(key)
+        self._keep_read(key, raw)
         return None if raw is None else json.loads(raw)
+
+    async def get_json_and_prefs(self, key: str, user_id: int) -> tuple[Any, dict[str, str]]:
+        """A JSON value and a person's preferences, in one round trip."""
+        pipe = self._pipe()
+        pipe.get(key)
+        pipe.hgetall(self.keys.user_prefs(user_id))
+        raw, prefs = await pipe.execute()
+        self._keep_read(key, raw)
+        value = None if raw is None else json.loads(raw)
+        return value, {k.decode(): v.decode() for k, v in prefs.items()}
+
+    @staticmethod
+    def _keep_read(key: str, raw: bytes | None) -> None:
+        """Keep what an update's handling read of a key: its transaction on that key may
+        start from it instead of reading it again (its compare-and-set checks it)."""
+        work = _work()
+        if work is not None:
+            work.read[key] = None if raw is None else raw.decode()
 
     async def get(self, key: str) -> str | None:
         """Read a string value."""
@@ -415,11 +465,17 @@ class Store:
         claimed: dict[str, str] = {}
         try:
             for attempt in range(MAX_CAS_ATTEMPTS):
-                try:
-                    seen, dangling = await self._read(watch, update_id, attempt)
-                except _Pending:
-                    await asyncio.sleep(0.005 * min(attempt + 1, 10))
-                    continue
+                work = _work()
+                if attempt == 0 and work is not None and len(watch) == 1 and watch[0] in work.read:
+                    seen, dangling = {watch[0]: work.read.pop(watch[0])}, {}
+                else:
+                    if work is not None:
+                        work.read.clear()
+                    try:
+                        seen, dangling = await self._read(watch, update_id, attempt)
+                    except _Pending:
+                        await asyncio.sleep(0.005 * min(attempt + 1, 10))
+                        continue
                 if (
                     update_id is not None
                     and watch
@@ -434,6 +490,11 @@ class Store:
                 plan = self._plan(watch, seen, writes, scope=scope)
                 outcome = await self._run(plan, dangling, claimed)
                 if outcome == 1:
+                    if work is not None and update_id is not None:
+                        if isinstance(writes.set_json.get(plan.primary or ""), dict):
+                            work.in_record = True
+                        else:
+                            work.elsewhere = True
                     for key in set(claimed) - set(plan.claims):
                         await self._release(keys=[key], args=[claimed.pop(key)])
                     claimed.clear()
@@ -579,17 +640,43 @@ class Store:
 
     async def _run(self, plan: _Plan, dangling: dict[str, str], claimed: dict[str, str]) -> int:
         """Apply a plan in order: claims and marks, the slot's script, what follows it.
-        1 committed, 0 conflict (read again), 2 applied before."""
+        1 committed, 0 conflict (read again), 2 applied before.
+
+        On one server the marks and the script go in one pipeline (run in that order);
+        on a cluster they go to different nodes, so the marks are written first. What
+        follows a commit made while handling an update waits for the update's end, where
+        it goes in one round trip with the update's own mark (see `end_update`).
+        """
         for key, (value, ttl) in plan.claims.items():
             if not await self._claim_key(keys=[key], args=[value, ttl, dangling.get(key, "")]):
                 return 0  # someone else's now: the next read shows it
             claimed[key] = value
-        await self._batch(plan.pre)
         if not plan.empty():
-            spec = {"check": plan.check, "seen": plan.seen, "ops": plan.ops}
-            outcome = int(await self._commit(keys=plan.keys, args=[_dumps(spec)]))
-            if outcome != 1:
-                return outcome
+            spec = _dumps({"check": plan.check, "seen": plan.seen, "ops": plan.ops})
+            if plan.pre and not self.cluster:
+                pipe = self._pipe()
+                self._queue(pipe, plan.pre)
+                pipe.evalsha(self._commit.sha, len(plan.keys), *plan.keys, spec)
+                rows = await pipe.execute(raise_on_error=False)
+                outcome = rows[-1]
+                if isinstance(outcome, NoScriptError):  # a restarted or flushed server
+                    outcome = await self._commit(keys=plan.keys, args=[spec])
+                elif isinstance(outcome, Exception):
+                    raise outcome
+                if error := next((r for r in rows[:-1] if isinstance(r, Exception)), None):
+                    raise error
+            else:
+                await self._batch(plan.pre)
+                outcome = await self._commit(keys=plan.keys, args=[spec])
+            if int(outcome) != 1:
+                return int(outcome)
+        else:
+            await self._batch(plan.pre)
+        work = _work()
+        if work is not None:
+            work.post += plan.post
+            work.counts += plan.counts
+            return 1
         await self._batch(plan.post)
         if plan.counts:
             pipe = self._pipe()
@@ -598,16 +685,20 @@ class Store:
             await pipe.execute()
         return 1
 
-    async def _batch(self, calls: list[tuple[str, list[str], list[Any]]]) -> None:
-        """Single-slot commands and scripts, in one round trip (idempotent ones only)."""
-        if not calls:
-            return
-        pipe = self._pipe()
+    @staticmethod
+    def _queue(pipe: Any, calls: list[tuple[str, list[str], list[Any]]]) -> None:
         for command, keys, args in calls:
             if command.startswith("\n"):  # a script's text
                 pipe.eval(command, len(keys), *keys, *args)
             else:
                 pipe.execute_command(command, *keys, *args)
+
+    async def _batch(self, calls: list[tuple[str, list[str], list[Any]]]) -> None:
+        """Single-slot commands and scripts, in one round trip (idempotent ones only)."""
+        if not calls:
+            return
+        pipe = self._pipe()
+        self._queue(pipe, calls)
         await pipe.execute()
 
     # ---- deadlines -----------------------------------------------------------------
@@ -878,41 +969,107 @@ class Store:
 
     # ---- updates -------------------------------------------------------------------
 
-    async def begin_update(self, chat_id: int, update_id: int) -> bool:
+    async def begin_update(
+        self, chat_id: int, update_id: int, counting: tuple[int, int] | None = None
+    ) -> bool:
         """Take an update of a chat for this process; False if it was applied before.
 
         While another process holds it (the same update delivered twice at once), wait
         until that one marks it applied (False) or its lease runs out (it died: True).
+        With `counting` (a person, a window in s), that person's update is counted for
+        `hit` in the same round trip. Until `end_update` (or `abandon_update`), the
+        task's commits leave what follows them to the update's end.
         """
         keys = self.keys
         scope = keys.outbox(chat_owner(chat_id))
         lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
-        while True:
-            got = int(
-                await self._begin(keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS])
+        work = _UpdateWork(task=asyncio.current_task())
+        _update_work.set(work)
+        if counting is not None:
+            user_id, window_s = counting
+            pipe = self._pipe()
+            pipe.evalsha(self._begin.sha, 2, keys.seen(scope), lease, update_id, UPDATE_LEASE_MS)
+            self._count_hit(pipe, user_id, window_s)
+            got, _, count = await pipe.execute(raise_on_error=False)
+            if isinstance(count, Exception):
+                raise count
+            work.hits[user_id] = int(count)
+            if isinstance(got, NoScriptError):
+                got = await self._begin(
+                    keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
+                )
+            elif isinstance(got, Exception):
+                raise got
+        else:
+            got = await self._begin(
+                keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
             )
-            if got != 0:
-                return got == 1
+        while int(got) == 0:
             await asyncio.sleep(0.02)
+            got = await self._begin(
+                keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
+            )
+        return int(got) == 1
 
     async def end_update(self, chat_id: int, update_id: int) -> None:
-        """Mark an update of a chat applied (kept in the chat's latest update ids) and
-        drop its lease."""
+        """Mark an update of a chat applied and drop its lease, in one round trip with
+        what its commits left to do after them.
+
+        An update whose every commit recorded it in a game record is marked there
+        already (a second delivery finds it in the record): only its lease is dropped.
+        Any other goes into the chat's latest update ids.
+        """
         keys = self.keys
         scope = keys.outbox(chat_owner(chat_id))
         lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
-        await self._mark(
-            keys=[keys.seen(scope), lease], args=[update_id, CHAT_SEEN_KEPT, UPDATE_MARK_TTL_S]
-        )
+        work = _work()
+        _update_work.set(None)
+        pipe = self._pipe()
+        if work is not None:
+            self._queue(pipe, work.post)
+            for command, args in work.counts:
+                pipe.execute_command(command, *args)
+        if work is not None and work.in_record and not work.elsewhere:
+            pipe.delete(lease)
+        else:
+            pipe.eval(
+                _MARK_UPDATE,
+                2,
+                keys.seen(scope),
+                lease,
+                update_id,
+                CHAT_SEEN_KEPT,
+                UPDATE_MARK_TTL_S,
+            )
+        await pipe.execute()
+
+    async def abandon_update(self) -> None:
+        """An update's handling failed: do what its commits left for after them (they are
+        committed), without marking the update applied; errors are the caller's to log."""
+        work = _work()
+        _update_work.set(None)
+        if work is None or not (work.post or work.counts):
+            return
+        pipe = self._pipe()
+        self._queue(pipe, work.post)
+        for command, args in work.counts:
+            pipe.execute_command(command, *args)
+        await pipe.execute()
 
     async def hit(self, user_id: int, window_s: int) -> int:
         """Count one update from a person in the current window; return the count."""
-        key = self.keys.throttle(user_id)
+        work = _work()
+        if work is not None and user_id in work.hits:
+            return work.hits.pop(user_id)  # counted with the update's lease
         pipe = self._pipe()
-        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
-        pipe.incr(key)
+        self._count_hit(pipe, user_id, window_s)
         _, count = await pipe.execute()
         return int(count)
+
+    def _count_hit(self, pipe: Any, user_id: int, window_s: int) -> None:
+        key = self.keys.throttle(user_id)
+        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
+        pipe.incr(key)
 
 
 # Change a hash if it still holds what was read (ARGV[1]: its sorted pairs as JSON) and the
