@@ -225,6 +225,7 @@ class _UpdateWork:
     counts: list[tuple[str, list[Any]]] = field(default_factory=list)
     read: dict[str, str | None] = field(default_factory=dict)
     in_record: bool = False
+    press: bool = False
     elsewhere: bool = False
     hits: dict[int, int] = field(default_factory=dict)
     task: asyncio.Task[Any] | None = None
@@ -491,7 +492,11 @@ class Store:
                 outcome = await self._run(plan, dangling, claimed)
                 if outcome == 1:
                     if work is not None and update_id is not None:
-                        if isinstance(writes.set_json.get(plan.primary or ""), dict):
+                        # A second delivery of a press finds it in the record it names;
+                        # not so for a new record (a second /newgame would make another).
+                        if seen.get(plan.primary or "") is not None and isinstance(
+                            writes.set_json.get(plan.primary or ""), dict
+                        ):
                             work.in_record = True
                         else:
                             work.elsewhere = True
@@ -976,14 +981,16 @@ class Store:
 
         While another process holds it (the same update delivered twice at once), wait
         until that one marks it applied (False) or its lease runs out (it died: True).
-        With `counting` (a person, a window in s), that person's update is counted for
-        `hit` in the same round trip. Until `end_update` (or `abandon_update`), the
-        task's commits leave what follows them to the update's end.
+        `counting` (the presser, a window in s) is given for a button press: the press is
+        counted for `hit` in the same round trip, and a press is marked applied in the
+        game record it names when it changes one (see `end_update`). Until `end_update`
+        (or `abandon_update`), the task's commits leave what follows them to the update's
+        end.
         """
         keys = self.keys
         scope = keys.outbox(chat_owner(chat_id))
         lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
-        work = _UpdateWork(task=asyncio.current_task())
+        work = _UpdateWork(task=asyncio.current_task(), press=counting is not None)
         _update_work.set(work)
         if counting is not None:
             user_id, window_s = counting
@@ -1015,8 +1022,9 @@ class Store:
         """Mark an update of a chat applied and drop its lease, in one round trip with
         what its commits left to do after them.
 
-        An update whose every commit recorded it in a game record is marked there
-        already (a second delivery finds it in the record): only its lease is dropped.
+        A button press whose every commit recorded it in the existing game record its
+        button names is marked there already (a second delivery reads that record before
+        anything else, and stops there): only its lease is dropped.
         Any other goes into the chat's latest update ids.
         """
         keys = self.keys
@@ -1029,7 +1037,7 @@ class Store:
             self._queue(pipe, work.post)
             for command, args in work.counts:
                 pipe.execute_command(command, *args)
-        if work is not None and work.in_record and not work.elsewhere:
+        if work is not None and work.press and work.in_record and not work.elsewhere:
             pipe.delete(lease)
         else:
             pipe.eval(
