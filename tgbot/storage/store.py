@@ -40,7 +40,7 @@ from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import RedisError
 
 from .keys import Keys, chat_owner, game_of_key, slot_tag
 
@@ -142,6 +142,31 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return tonumber(oldest[2]) + window - now + 1
 """
 
+# Take up to ARGV[4] calls at once from a sliding window of the bot's calls (ARGV[3] in
+# ARGV[2] ms), counted ARGV[6] ms ahead of now: the caller spends them within that time,
+# so any window of their spending holds no more than the limit. Returns {taken, ms to
+# wait when none}.
+_WINDOW_TAKE = """
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local ahead = tonumber(ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if free > 0 then
+  local n = math.min(free, tonumber(ARGV[4]))
+  local entries = {}
+  for i = 1, n do
+    entries[#entries + 1] = now + ahead
+    entries[#entries + 1] = ARGV[5] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(entries))
+  redis.call('PEXPIRE', KEYS[1], window + ahead)
+  return {n, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
+"""
+
 # One transaction on one slot. ARGV[1] is JSON: "check", [key index, expected value or
 # false] pairs (compare-and-set on string keys); "seen", [key index, update id, kept, ttl]
 # or false (a sorted set of the latest update ids applied in this slot; an id already in
@@ -178,6 +203,7 @@ for _, op in ipairs(spec.ops) do
   elseif name == 'hset' then redis.call('HSET', key, unpack(op[3]))
   elseif name == 'hincr' then redis.call('HINCRBY', key, op[3], op[4])
   elseif name == 'zincr' then redis.call('ZINCRBY', key, op[4], op[3])
+  elseif name == 'call' then redis.call(op[3], key, unpack(op[4]))
   end
 end
 if seen then
@@ -404,6 +430,7 @@ class Store:
         self._release = redis.register_script(_RELEASE)
         self._extend = redis.register_script(_EXTEND)
         self._admit = redis.register_script(_WINDOW_ADMIT)
+        self._take = redis.register_script(_WINDOW_TAKE)
         self._replace = redis.register_script(_REPLACE_LIST)
         self._drop = redis.register_script(_DROP_LIST)
         self._begin = redis.register_script(_BEGIN_UPDATE)
@@ -647,8 +674,8 @@ class Store:
         """Apply a plan in order: claims and marks, the slot's script, what follows it.
         1 committed, 0 conflict (read again), 2 applied before.
 
-        On one server the marks and the script go in one pipeline (run in that order);
-        on a cluster they go to different nodes, so the marks are written first. What
+        On one server the marks go in the script (one round trip, all or nothing); on a
+        cluster they live on other nodes, so they are written first. What
         follows a commit made while handling an update waits for the update's end, where
         it goes in one round trip with the update's own mark (see `end_update`).
         """
@@ -658,18 +685,16 @@ class Store:
             claimed[key] = value
         if not plan.empty():
             spec = _dumps({"check": plan.check, "seen": plan.seen, "ops": plan.ops})
-            if plan.pre and not self.cluster:
-                pipe = self._pipe()
-                self._queue(pipe, plan.pre)
-                pipe.evalsha(self._commit.sha, len(plan.keys), *plan.keys, spec)
-                rows = await pipe.execute(raise_on_error=False)
-                outcome = rows[-1]
-                if isinstance(outcome, NoScriptError):  # a restarted or flushed server
-                    outcome = await self._commit(keys=plan.keys, args=[spec])
-                elif isinstance(outcome, Exception):
-                    raise outcome
-                if error := next((r for r in rows[:-1] if isinstance(r, Exception)), None):
-                    raise error
+            if plan.pre and not self.cluster and not any(c[0].startswith("\n") for c in plan.pre):
+                # One server: the marks go first in the script (all keys are in reach),
+                # written with the commit or not at all. Arguments as text: Lua would
+                # print a large number in 14 digits.
+                ops = [
+                    ["call", plan.ki(keys[0]), command, [str(a) for a in args]]
+                    for command, keys, args in plan.pre
+                ]
+                spec = _dumps({"check": plan.check, "seen": plan.seen, "ops": ops + plan.ops})
+                outcome = await self._commit(keys=plan.keys, args=[spec])
             else:
                 await self._batch(plan.pre)
                 outcome = await self._commit(keys=plan.keys, args=[spec])
@@ -830,6 +855,26 @@ class Store:
         """Count one of the bot's calls in a shard of its window (0); else the ms to wait."""
         key = self.keys.bot_sends(queued, shard)
         return await self._admit_in(key, key + ":hold", now_ms, limit, window_ms)
+
+    async def take_bot(
+        self,
+        queued: bool,
+        shard: int,
+        now_ms: int,
+        limit: int,
+        window_ms: int,
+        n: int,
+        ahead_ms: int,
+    ) -> tuple[int, int]:
+        """Take up to `n` of the bot's calls at once from a shard of its window, each
+        counted `ahead_ms` ahead (to be spent within that time): (taken, 0), or (0, the
+        ms to wait)."""
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        key = self.keys.bot_sends(queued, shard)
+        taken, wait = await self._take(
+            keys=[key], args=[now_ms, window_ms, limit, n, token, ahead_ms]
+        )
+        return int(taken), int(wait)
 
     async def hold_chat(self, chat_id: int, ms: int) -> None:
         """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
@@ -995,18 +1040,10 @@ class Store:
         if counting is not None:
             user_id, window_s = counting
             pipe = self._pipe()
-            pipe.evalsha(self._begin.sha, 2, keys.seen(scope), lease, update_id, UPDATE_LEASE_MS)
+            pipe.eval(_BEGIN_UPDATE, 2, keys.seen(scope), lease, update_id, UPDATE_LEASE_MS)
             self._count_hit(pipe, user_id, window_s)
-            got, _, count = await pipe.execute(raise_on_error=False)
-            if isinstance(count, Exception):
-                raise count
+            got, _, count = await pipe.execute()
             work.hits[user_id] = int(count)
-            if isinstance(got, NoScriptError):
-                got = await self._begin(
-                    keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
-                )
-            elif isinstance(got, Exception):
-                raise got
         else:
             got = await self._begin(
                 keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
