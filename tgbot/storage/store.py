@@ -15,6 +15,11 @@ What lives elsewhere is written in single-slot operations around it, in this ord
    step never overrides a newer one), deadlines cleared, index entries removed (only if
    they still name this game), counters in other slots incremented.
 
+On one server all three go in the commit's script (every key is in reach there), so they
+are written together or not at all, and the deadline is set exactly at once. On a cluster,
+what follows a commit made while handling an update goes with the update's end
+(`Store.end_update`), in one round trip.
+
 The record is the truth. Whatever step 1 leaves behind when the commit never happens (a
 conflict, a refusal, a crash) is harmless: a claim is released, or later read as absent
 because the game it names does not exist or is over; a deadline fires early and is re-armed
@@ -204,6 +209,20 @@ for _, op in ipairs(spec.ops) do
   elseif name == 'hincr' then redis.call('HINCRBY', key, op[3], op[4])
   elseif name == 'zincr' then redis.call('ZINCRBY', key, op[4], op[3])
   elseif name == 'call' then redis.call(op[3], key, unpack(op[4]))
+  elseif name == 'release' then
+    if redis.call('GET', key) == op[3] then redis.call('DEL', key) end
+  elseif name == 'deadline' then
+    local revs, member, rev = KEYS[op[3]], op[4], op[5]
+    local seen = redis.call('HGET', revs, member)
+    if not (seen and tonumber(seen) > tonumber(rev)) then
+      if op[6] == '' then
+        redis.call('ZREM', key, member)
+        redis.call('HDEL', revs, member)
+      else
+        redis.call('ZADD', key, op[6], member)
+        redis.call('HSET', revs, member, rev)
+      end
+    end
   end
 end
 if seen then
@@ -674,8 +693,8 @@ class Store:
         """Apply a plan in order: claims and marks, the slot's script, what follows it.
         1 committed, 0 conflict (read again), 2 applied before.
 
-        On one server the marks go in the script (one round trip, all or nothing); on a
-        cluster they live on other nodes, so they are written first. What
+        On one server everything goes in the script (one round trip, all or nothing).
+        On a cluster the marks live on other nodes, so they are written first, and what
         follows a commit made while handling an update waits for the update's end, where
         it goes in one round trip with the update's own mark (see `end_update`).
         """
@@ -685,19 +704,15 @@ class Store:
             claimed[key] = value
         if not plan.empty():
             spec = _dumps({"check": plan.check, "seen": plan.seen, "ops": plan.ops})
-            if plan.pre and not self.cluster and not any(c[0].startswith("\n") for c in plan.pre):
-                # One server: the marks go first in the script (all keys are in reach),
-                # written with the commit or not at all. Arguments as text: Lua would
-                # print a large number in 14 digits.
-                ops = [
-                    ["call", plan.ki(keys[0]), command, [str(a) for a in args]]
-                    for command, keys, args in plan.pre
-                ]
-                spec = _dumps({"check": plan.check, "seen": plan.seen, "ops": ops + plan.ops})
-                outcome = await self._commit(keys=plan.keys, args=[spec])
+            if not self.cluster:
+                # One server: every key is in reach of the script, so what goes before and
+                # after the commit goes in it (one round trip, all or nothing), and a
+                # deadline is set exactly at once (no earlier one first).
+                spec = _dumps(self._single_spec(plan))
+                plan.post, plan.counts = [], []
             else:
                 await self._batch(plan.pre)
-                outcome = await self._commit(keys=plan.keys, args=[spec])
+            outcome = await self._commit(keys=plan.keys, args=[spec])
             if int(outcome) != 1:
                 return int(outcome)
         else:
@@ -714,6 +729,29 @@ class Store:
                 pipe.execute_command(command, *args)
             await pipe.execute()
         return 1
+
+    @staticmethod
+    def _single_spec(plan: _Plan) -> dict[str, Any]:
+        """The commit script's spec with the plan's writes before and after it as ops (for
+        one server). Arguments as text: Lua would print a large number in 14 digits."""
+        deadlines = {args[0] for command, _, args in plan.post if command == _DEADLINE}
+        before: list[list[Any]] = []
+        for command, keys, args in plan.pre:
+            if command == "ZADD" and args[0] == "LT" and args[2] in deadlines:
+                continue  # set exactly below, in the same script
+            before.append(["call", plan.ki(keys[0]), command, [str(a) for a in args]])
+        after: list[list[Any]] = []
+        for command, keys, args in plan.post:
+            if command == _DEADLINE:
+                revs = plan.ki(keys[1])
+                after.append(["deadline", plan.ki(keys[0]), revs, *[str(a) for a in args]])
+            elif command == _RELEASE:
+                after.append(["release", plan.ki(keys[0]), str(args[0])])
+            else:
+                after.append(["call", plan.ki(keys[0]), command, [str(a) for a in args]])
+        for command, args in plan.counts:
+            after.append(["call", plan.ki(args[0]), command, [str(a) for a in args[1:]]])
+        return {"check": plan.check, "seen": plan.seen, "ops": before + plan.ops + after}
 
     @staticmethod
     def _queue(pipe: Any, calls: list[tuple[str, list[str], list[Any]]]) -> None:
