@@ -41,9 +41,7 @@ class PlayRoom(LobbyRoom):
             t = await self.translator_for(person)
             return CallbackResult(t.gettext("This button is not valid."), alert=True)
         # The record and the presser's language in one round trip.
-        raw, prefs = await self.store.get_json_and_prefs(
-            self.keys.game(pressed.game_id), person.id
-        )
+        raw, prefs = await self.store.get_json_and_prefs(self.keys.game(pressed.game_id), person.id)
         t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
         invalid = CallbackResult(t.gettext("This button is not valid."), alert=True)
         if raw is None:

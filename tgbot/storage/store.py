@@ -513,6 +513,8 @@ class Store:
         try:
             for attempt in range(MAX_CAS_ATTEMPTS):
                 work = _work()
+                seen: dict[str, str | None]
+                dangling: dict[str, str]
                 if attempt == 0 and work is not None and len(watch) == 1 and watch[0] in work.read:
                     seen, dangling = {watch[0]: work.read.pop(watch[0])}, {}
                 else:
