@@ -481,8 +481,8 @@ class Store:
         """Keep what an update's handling read of a key: its transaction on that key may
         start from it instead of reading it again (its compare-and-set checks it)."""
         work = _work()
-        if work is not None:
-            work.read[key] = None if raw is None else raw.decode()
+        if work is not None and raw is not None:  # an absent key is read again
+            work.read[key] = raw.decode()
 
     async def get(self, key: str) -> str | None:
         """Read a string value."""
