@@ -172,3 +172,30 @@ async def test_an_upgrade_moves_the_older_global_deadlines_and_outboxes_into_buc
     assert await store.deadline_of("g7") == 7000 and await store.deadline_of("g8") == 8000
     assert await store.pending_mark("g7") == 0
     assert not await store.redis.exists(f"{prefix}:deadlines", f"{prefix}:outboxes")
+
+
+async def test_the_bots_calls_taken_together_keep_to_its_window(store: Store) -> None:
+    """A batch takes what is free (counted ahead of now), then the window is full."""
+    assert await store.take_bot(True, 0, 10_000, 6, 1_000, 4, 200) == (4, 0)
+    assert await store.take_bot(True, 0, 10_000, 6, 1_000, 4, 200) == (2, 0)
+    taken, wait = await store.take_bot(True, 0, 10_100, 6, 1_000, 1, 0)
+    # Counted at 10,200 (ahead), they leave the window at 11,200: 1,100 ms from 10,100.
+    assert taken == 0 and 1_000 < wait <= 1_101
+    assert await store.take_bot(True, 0, 11_201, 6, 1_000, 1, 0) == (1, 0)
+    # Another shard, and the direct share, have their own windows.
+    assert await store.take_bot(True, 1, 10_100, 6, 1_000, 6, 200) == (6, 0)
+    assert await store.take_bot(False, 0, 10_100, 3, 1_000, 1, 0) == (1, 0)
+
+
+async def test_every_call_the_rate_limiter_spends_is_counted_in_redis(store: Store) -> None:
+    """Callers waiting together share batches, and Redis counts each call they make."""
+    from tgbot.telegram.rate_limit import RedisRateLimiter
+
+    first, second = RedisRateLimiter(store), RedisRateLimiter(store)  # two processes
+    await asyncio.gather(
+        *(limiter._bot_slot(True) for limiter in (first, second) for _ in range(5))
+    )
+    counted = 0
+    for shard in range(4):
+        counted += await store.redis.zcard(store.keys.bot_sends(True, shard))
+    assert counted >= 10

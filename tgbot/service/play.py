@@ -6,7 +6,7 @@ from typing import Any
 
 from ..engine import IllegalDecision, view_of
 from ..rendering import buttons, ui
-from ..rendering.i18n import Translator
+from ..rendering.i18n import Translator, pick_language
 from ..storage.store import Duplicate, Writes, applied
 from . import archive
 from .core import (
@@ -35,13 +35,15 @@ class PlayRoom(LobbyRoom):
         A button counts only on the kind of message it was made for: lobby buttons on the
         game's group, prompt buttons in the presser's own private chat.
         """
-        t = await self.translator_for(person)
-        invalid = CallbackResult(t.gettext("This button is not valid."), alert=True)
         try:
             pressed = buttons.unpack(data)
         except buttons.BadButton:
-            return invalid
-        raw = await self.store.get_json(self.keys.game(pressed.game_id))
+            t = await self.translator_for(person)
+            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+        # The record and the presser's language in one round trip.
+        raw, prefs = await self.store.get_json_and_prefs(self.keys.game(pressed.game_id), person.id)
+        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+        invalid = CallbackResult(t.gettext("This button is not valid."), alert=True)
         if raw is None:
             return CallbackResult(t.gettext("This game is over."))
         if applied(raw, update_id):

@@ -15,6 +15,11 @@ What lives elsewhere is written in single-slot operations around it, in this ord
    step never overrides a newer one), deadlines cleared, index entries removed (only if
    they still name this game), counters in other slots incremented.
 
+On one server all three go in the commit's script (every key is in reach there), so they
+are written together or not at all, and the deadline is set exactly at once. On a cluster,
+what follows a commit made while handling an update goes with the update's end
+(`Store.end_update`), in one round trip.
+
 The record is the truth. Whatever step 1 leaves behind when the commit never happens (a
 conflict, a refusal, a crash) is harmless: a claim is released, or later read as absent
 because the game it names does not exist or is over; a deadline fires early and is re-armed
@@ -29,6 +34,7 @@ such counters: its deadline, armed by its last step, counts it once per scope af
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import random
 import time
@@ -141,6 +147,31 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return tonumber(oldest[2]) + window - now + 1
 """
 
+# Take up to ARGV[4] calls at once from a sliding window of the bot's calls (ARGV[3] in
+# ARGV[2] ms), counted ARGV[6] ms ahead of now: the caller spends them within that time,
+# so any window of their spending holds no more than the limit. Returns {taken, ms to
+# wait when none}.
+_WINDOW_TAKE = """
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local ahead = tonumber(ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if free > 0 then
+  local n = math.min(free, tonumber(ARGV[4]))
+  local entries = {}
+  for i = 1, n do
+    entries[#entries + 1] = now + ahead
+    entries[#entries + 1] = ARGV[5] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(entries))
+  redis.call('PEXPIRE', KEYS[1], window + ahead)
+  return {n, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
+"""
+
 # One transaction on one slot. ARGV[1] is JSON: "check", [key index, expected value or
 # false] pairs (compare-and-set on string keys); "seen", [key index, update id, kept, ttl]
 # or false (a sorted set of the latest update ids applied in this slot; an id already in
@@ -177,6 +208,21 @@ for _, op in ipairs(spec.ops) do
   elseif name == 'hset' then redis.call('HSET', key, unpack(op[3]))
   elseif name == 'hincr' then redis.call('HINCRBY', key, op[3], op[4])
   elseif name == 'zincr' then redis.call('ZINCRBY', key, op[4], op[3])
+  elseif name == 'call' then redis.call(op[3], key, unpack(op[4]))
+  elseif name == 'release' then
+    if redis.call('GET', key) == op[3] then redis.call('DEL', key) end
+  elseif name == 'deadline' then
+    local revs, member, rev = KEYS[op[3]], op[4], op[5]
+    local seen = redis.call('HGET', revs, member)
+    if not (seen and tonumber(seen) > tonumber(rev)) then
+      if op[6] == '' then
+        redis.call('ZREM', key, member)
+        redis.call('HDEL', revs, member)
+      else
+        redis.call('ZADD', key, op[6], member)
+        redis.call('HSET', revs, member, rev)
+      end
+    end
   end
 end
 if seen then
@@ -212,6 +258,37 @@ _LIVE = ("lobby", "playing")  # a game record's statuses that hold its index ent
 # An index claimed for a game whose record is not there yet is read again this many times
 # (its commit follows within a round trip or two) before it counts as left by a crash.
 PENDING_READS = 20
+
+
+@dataclass(slots=True)
+class _UpdateWork:
+    """What one update's handling left for its end (see `Store.begin_update`): the
+    single-slot writes that follow its commits, records read before its transaction,
+    and whether every commit recorded the update in a game record."""
+
+    post: list[tuple[str, list[str], list[Any]]] = field(default_factory=list)
+    counts: list[tuple[str, list[Any]]] = field(default_factory=list)
+    read: dict[str, str | None] = field(default_factory=dict)
+    in_record: bool = False
+    press: bool = False
+    elsewhere: bool = False
+    hits: dict[int, int] = field(default_factory=dict)
+    task: asyncio.Task[Any] | None = None
+
+
+# Set by begin_update for the task handling that update (and the tasks it starts copy it,
+# which is why a delivery task drops it: see `Store.outside_update`).
+_update_work: contextvars.ContextVar[_UpdateWork | None] = contextvars.ContextVar(
+    "update_work", default=None
+)
+
+
+def _work() -> _UpdateWork | None:
+    """The update this task is handling, if any (not one a task it was started from is)."""
+    work = _update_work.get()
+    if work is None or work.task is not asyncio.current_task():
+        return None
+    return work
 
 
 class _Pending(Exception):
@@ -372,6 +449,7 @@ class Store:
         self._release = redis.register_script(_RELEASE)
         self._extend = redis.register_script(_EXTEND)
         self._admit = redis.register_script(_WINDOW_ADMIT)
+        self._take = redis.register_script(_WINDOW_TAKE)
         self._replace = redis.register_script(_REPLACE_LIST)
         self._drop = redis.register_script(_DROP_LIST)
         self._begin = redis.register_script(_BEGIN_UPDATE)
@@ -385,7 +463,26 @@ class Store:
     async def get_json(self, key: str) -> Any:
         """Read a JSON value (None when missing)."""
         raw = await self.redis.get(key)
+        self._keep_read(key, raw)
         return None if raw is None else json.loads(raw)
+
+    async def get_json_and_prefs(self, key: str, user_id: int) -> tuple[Any, dict[str, str]]:
+        """A JSON value and a person's preferences, in one round trip."""
+        pipe = self._pipe()
+        pipe.get(key)
+        pipe.hgetall(self.keys.user_prefs(user_id))
+        raw, prefs = await pipe.execute()
+        self._keep_read(key, raw)
+        value = None if raw is None else json.loads(raw)
+        return value, {k.decode(): v.decode() for k, v in prefs.items()}
+
+    @staticmethod
+    def _keep_read(key: str, raw: bytes | None) -> None:
+        """Keep what an update's handling read of a key: its transaction on that key may
+        start from it instead of reading it again (its compare-and-set checks it)."""
+        work = _work()
+        if work is not None and raw is not None:  # an absent key is read again
+            work.read[key] = raw.decode()
 
     async def get(self, key: str) -> str | None:
         """Read a string value."""
@@ -415,11 +512,19 @@ class Store:
         claimed: dict[str, str] = {}
         try:
             for attempt in range(MAX_CAS_ATTEMPTS):
-                try:
-                    seen, dangling = await self._read(watch, update_id, attempt)
-                except _Pending:
-                    await asyncio.sleep(0.005 * min(attempt + 1, 10))
-                    continue
+                work = _work()
+                seen: dict[str, str | None]
+                dangling: dict[str, str]
+                if attempt == 0 and work is not None and len(watch) == 1 and watch[0] in work.read:
+                    seen, dangling = {watch[0]: work.read.pop(watch[0])}, {}
+                else:
+                    if work is not None:
+                        work.read.clear()
+                    try:
+                        seen, dangling = await self._read(watch, update_id, attempt)
+                    except _Pending:
+                        await asyncio.sleep(0.005 * min(attempt + 1, 10))
+                        continue
                 if (
                     update_id is not None
                     and watch
@@ -434,6 +539,15 @@ class Store:
                 plan = self._plan(watch, seen, writes, scope=scope)
                 outcome = await self._run(plan, dangling, claimed)
                 if outcome == 1:
+                    if work is not None and update_id is not None:
+                        # A second delivery of a press finds it in the record it names;
+                        # not so for a new record (a second /newgame would make another).
+                        if seen.get(plan.primary or "") is not None and isinstance(
+                            writes.set_json.get(plan.primary or ""), dict
+                        ):
+                            work.in_record = True
+                        else:
+                            work.elsewhere = True
                     for key in set(claimed) - set(plan.claims):
                         await self._release(keys=[key], args=[claimed.pop(key)])
                     claimed.clear()
@@ -579,17 +693,37 @@ class Store:
 
     async def _run(self, plan: _Plan, dangling: dict[str, str], claimed: dict[str, str]) -> int:
         """Apply a plan in order: claims and marks, the slot's script, what follows it.
-        1 committed, 0 conflict (read again), 2 applied before."""
+        1 committed, 0 conflict (read again), 2 applied before.
+
+        On one server everything goes in the script (one round trip, all or nothing).
+        On a cluster the marks live on other nodes, so they are written first, and what
+        follows a commit made while handling an update waits for the update's end, where
+        it goes in one round trip with the update's own mark (see `end_update`).
+        """
         for key, (value, ttl) in plan.claims.items():
             if not await self._claim_key(keys=[key], args=[value, ttl, dangling.get(key, "")]):
                 return 0  # someone else's now: the next read shows it
             claimed[key] = value
-        await self._batch(plan.pre)
         if not plan.empty():
-            spec = {"check": plan.check, "seen": plan.seen, "ops": plan.ops}
-            outcome = int(await self._commit(keys=plan.keys, args=[_dumps(spec)]))
-            if outcome != 1:
-                return outcome
+            spec = _dumps({"check": plan.check, "seen": plan.seen, "ops": plan.ops})
+            if not self.cluster:
+                # One server: every key is in reach of the script, so what goes before and
+                # after the commit goes in it (one round trip, all or nothing), and a
+                # deadline is set exactly at once (no earlier one first).
+                spec = _dumps(self._single_spec(plan))
+                plan.post, plan.counts = [], []
+            else:
+                await self._batch(plan.pre)
+            outcome = await self._commit(keys=plan.keys, args=[spec])
+            if int(outcome) != 1:
+                return int(outcome)
+        else:
+            await self._batch(plan.pre)
+        work = _work()
+        if work is not None:
+            work.post += plan.post
+            work.counts += plan.counts
+            return 1
         await self._batch(plan.post)
         if plan.counts:
             pipe = self._pipe()
@@ -598,16 +732,43 @@ class Store:
             await pipe.execute()
         return 1
 
-    async def _batch(self, calls: list[tuple[str, list[str], list[Any]]]) -> None:
-        """Single-slot commands and scripts, in one round trip (idempotent ones only)."""
-        if not calls:
-            return
-        pipe = self._pipe()
+    @staticmethod
+    def _single_spec(plan: _Plan) -> dict[str, Any]:
+        """The commit script's spec with the plan's writes before and after it as ops (for
+        one server). Arguments as text: Lua would print a large number in 14 digits."""
+        deadlines = {args[0] for command, _, args in plan.post if command == _DEADLINE}
+        before: list[list[Any]] = []
+        for command, keys, args in plan.pre:
+            if command == "ZADD" and args[0] == "LT" and args[2] in deadlines:
+                continue  # set exactly below, in the same script
+            before.append(["call", plan.ki(keys[0]), command, [str(a) for a in args]])
+        after: list[list[Any]] = []
+        for command, keys, args in plan.post:
+            if command == _DEADLINE:
+                revs = plan.ki(keys[1])
+                after.append(["deadline", plan.ki(keys[0]), revs, *[str(a) for a in args]])
+            elif command == _RELEASE:
+                after.append(["release", plan.ki(keys[0]), str(args[0])])
+            else:
+                after.append(["call", plan.ki(keys[0]), command, [str(a) for a in args]])
+        for command, args in plan.counts:
+            after.append(["call", plan.ki(args[0]), command, [str(a) for a in args[1:]]])
+        return {"check": plan.check, "seen": plan.seen, "ops": before + plan.ops + after}
+
+    @staticmethod
+    def _queue(pipe: Any, calls: list[tuple[str, list[str], list[Any]]]) -> None:
         for command, keys, args in calls:
             if command.startswith("\n"):  # a script's text
                 pipe.eval(command, len(keys), *keys, *args)
             else:
                 pipe.execute_command(command, *keys, *args)
+
+    async def _batch(self, calls: list[tuple[str, list[str], list[Any]]]) -> None:
+        """Single-slot commands and scripts, in one round trip (idempotent ones only)."""
+        if not calls:
+            return
+        pipe = self._pipe()
+        self._queue(pipe, calls)
         await pipe.execute()
 
     # ---- deadlines -----------------------------------------------------------------
@@ -734,6 +895,26 @@ class Store:
         """Count one of the bot's calls in a shard of its window (0); else the ms to wait."""
         key = self.keys.bot_sends(queued, shard)
         return await self._admit_in(key, key + ":hold", now_ms, limit, window_ms)
+
+    async def take_bot(
+        self,
+        queued: bool,
+        shard: int,
+        now_ms: int,
+        limit: int,
+        window_ms: int,
+        n: int,
+        ahead_ms: int,
+    ) -> tuple[int, int]:
+        """Take up to `n` of the bot's calls at once from a shard of its window, each
+        counted `ahead_ms` ahead (to be spent within that time): (taken, 0), or (0, the
+        ms to wait)."""
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        key = self.keys.bot_sends(queued, shard)
+        taken, wait = await self._take(
+            keys=[key], args=[now_ms, window_ms, limit, n, token, ahead_ms]
+        )
+        return int(taken), int(wait)
 
     async def hold_chat(self, chat_id: int, ms: int) -> None:
         """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
@@ -878,41 +1059,102 @@ class Store:
 
     # ---- updates -------------------------------------------------------------------
 
-    async def begin_update(self, chat_id: int, update_id: int) -> bool:
+    async def begin_update(
+        self, chat_id: int, update_id: int, counting: tuple[int, int] | None = None
+    ) -> bool:
         """Take an update of a chat for this process; False if it was applied before.
 
         While another process holds it (the same update delivered twice at once), wait
         until that one marks it applied (False) or its lease runs out (it died: True).
+        `counting` (the presser, a window in s) is given for a button press: the press is
+        counted for `hit` in the same round trip, and a press is marked applied in the
+        game record it names when it changes one (see `end_update`). Until `end_update`
+        (or `abandon_update`), the task's commits leave what follows them to the update's
+        end.
         """
         keys = self.keys
         scope = keys.outbox(chat_owner(chat_id))
         lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
-        while True:
-            got = int(
-                await self._begin(keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS])
+        work = _UpdateWork(task=asyncio.current_task(), press=counting is not None)
+        _update_work.set(work)
+        if counting is not None:
+            user_id, window_s = counting
+            pipe = self._pipe()
+            pipe.eval(_BEGIN_UPDATE, 2, keys.seen(scope), lease, update_id, UPDATE_LEASE_MS)
+            self._count_hit(pipe, user_id, window_s)
+            got, _, count = await pipe.execute()
+            work.hits[user_id] = int(count)
+        else:
+            got = await self._begin(
+                keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
             )
-            if got != 0:
-                return got == 1
+        while int(got) == 0:
             await asyncio.sleep(0.02)
+            got = await self._begin(
+                keys=[keys.seen(scope), lease], args=[update_id, UPDATE_LEASE_MS]
+            )
+        return int(got) == 1
 
     async def end_update(self, chat_id: int, update_id: int) -> None:
-        """Mark an update of a chat applied (kept in the chat's latest update ids) and
-        drop its lease."""
+        """Mark an update of a chat applied and drop its lease, in one round trip with
+        what its commits left to do after them.
+
+        A button press whose every commit recorded it in the existing game record its
+        button names is marked there already (a second delivery reads that record before
+        anything else, and stops there): only its lease is dropped.
+        Any other goes into the chat's latest update ids.
+        """
         keys = self.keys
         scope = keys.outbox(chat_owner(chat_id))
         lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
-        await self._mark(
-            keys=[keys.seen(scope), lease], args=[update_id, CHAT_SEEN_KEPT, UPDATE_MARK_TTL_S]
-        )
+        work = _work()
+        _update_work.set(None)
+        pipe = self._pipe()
+        if work is not None:
+            self._queue(pipe, work.post)
+            for command, args in work.counts:
+                pipe.execute_command(command, *args)
+        if work is not None and work.press and work.in_record and not work.elsewhere:
+            pipe.delete(lease)
+        else:
+            pipe.eval(
+                _MARK_UPDATE,
+                2,
+                keys.seen(scope),
+                lease,
+                update_id,
+                CHAT_SEEN_KEPT,
+                UPDATE_MARK_TTL_S,
+            )
+        await pipe.execute()
+
+    async def abandon_update(self) -> None:
+        """An update's handling failed: do what its commits left for after them (they are
+        committed), without marking the update applied; errors are the caller's to log."""
+        work = _work()
+        _update_work.set(None)
+        if work is None or not (work.post or work.counts):
+            return
+        pipe = self._pipe()
+        self._queue(pipe, work.post)
+        for command, args in work.counts:
+            pipe.execute_command(command, *args)
+        await pipe.execute()
 
     async def hit(self, user_id: int, window_s: int) -> int:
         """Count one update from a person in the current window; return the count."""
-        key = self.keys.throttle(user_id)
+        work = _work()
+        if work is not None and user_id in work.hits:
+            return work.hits.pop(user_id)  # counted with the update's lease
         pipe = self._pipe()
-        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
-        pipe.incr(key)
+        self._count_hit(pipe, user_id, window_s)
         _, count = await pipe.execute()
         return int(count)
+
+    def _count_hit(self, pipe: Any, user_id: int, window_s: int) -> None:
+        key = self.keys.throttle(user_id)
+        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
+        pipe.incr(key)
 
 
 # Change a hash if it still holds what was read (ARGV[1]: its sorted pairs as JSON) and the

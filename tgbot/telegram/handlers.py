@@ -104,7 +104,11 @@ class Dispatcher:
         """
         query = update.callback_query
         chat = update.effective_chat
-        if chat is not None and not await self.store.begin_update(chat.id, update.update_id):
+        # A press's throttle count rides with the update's lease (one round trip).
+        counting = (query.from_user.id, THROTTLE_WINDOW_S) if query is not None else None
+        if chat is not None and not await self.store.begin_update(
+            chat.id, update.update_id, counting
+        ):
             log.info("update %s seen before: ignored", update.update_id)
             return CallbackAnswer(query.id) if query else None
         try:
@@ -112,6 +116,15 @@ class Dispatcher:
         except Duplicate:
             log.info("update %s was applied before: ignored", update.update_id)
             answer = CallbackAnswer(query.id) if query else None
+        except BaseException:
+            if chat is not None:  # what its commits left to do still is done
+                try:
+                    await self.store.abandon_update()
+                except Exception as err:
+                    log.warning(
+                        "update %s: writes after its commits failed: %s", update.update_id, err
+                    )
+            raise
         log.info("update %s handled (chat %s)", update.update_id, chat.id if chat else None)
         if chat is not None:
             await self.store.end_update(chat.id, update.update_id)

@@ -11,7 +11,8 @@ Three kinds of window, all sliding and shared through Redis:
   waited for, briefly; a longer hold raises `WindowFull` too.
 * the bot's second, split into a share for queued game messages and a share for direct
   answers to a person, each spread over a few sharded keys, so that no single Redis key
-  takes every call of every process.
+  takes every call of every process. A process takes the calls it is waiting for a few
+  at once and spends them within 0.2 s (Redis counts a batch that far ahead).
 
 A 429 from Telegram holds its chat for `retry_after`, for every process, and is re-raised.
 """
@@ -39,6 +40,7 @@ PRIVATE_LONGEST_WAIT_MS = 3_000  # a private chat held longer than this raises W
 BOT_WINDOW_MS = 1_000
 QUEUED_SHARE_PERCENT = 80  # of the bot's pace, for queued game messages; the rest is direct
 MAX_SHARDS = 4
+BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (counted ahead)
 OPTIONAL_SHARE_PERCENT = 67  # of a group's minute, for edits a newer state may replace
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
@@ -94,6 +96,10 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         queued = max(1, messages_per_second * QUEUED_SHARE_PERCENT // 100)
         direct = max(1, messages_per_second - queued)
         self._shares = {True: _split(queued), False: _split(direct)}
+        # This process's calls taken from Redis and not spent yet: (how many, spend by).
+        self._bank: dict[bool, tuple[int, float]] = {True: (0, 0.0), False: (0, 0.0)}
+        self._waiting = {True: 0, False: 0}  # callers wanting one of the share's calls
+        self._taking = {True: asyncio.Lock(), False: asyncio.Lock()}
 
     async def initialize(self) -> None:
         """Nothing to set up: the windows live in Redis."""
@@ -139,21 +145,42 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
             await asyncio.sleep(wait_ms / 1000)
 
     async def _bot_slot(self, queued: bool) -> None:
-        """Wait for one of the bot's calls of this second, from a randomly chosen shard
-        of its share (then one more shard), so that every process spreads over them."""
+        """Take one of the bot's calls of this second for this process.
+
+        Calls are taken from Redis a few at once (as many as this process is waiting
+        for, up to a third of a shard's budget), from a randomly chosen shard of the
+        share (then one more shard), and spent here within BOT_SPEND_MS: Redis counts
+        a batch that far ahead, so every process together keeps to the bot's pace, and no
+        key takes every call of every process.
+        """
         shares = self._shares[queued]
-        while True:
-            first = random.randrange(len(shares))
-            tries = [first] if len(shares) == 1 else [first, (first + 1) % len(shares)]
-            waits = []
-            for shard in tries:
-                wait_ms = await self.store.admit_bot(
-                    queued, shard, _now_ms(), shares[shard], BOT_WINDOW_MS
-                )
-                if not wait_ms:
-                    return
-                waits.append(wait_ms)
-            await asyncio.sleep(min(waits) / 1000)
+        self._waiting[queued] += 1
+        try:
+            async with self._taking[queued]:
+                while True:
+                    left, until = self._bank[queued]
+                    if left > 0 and time.monotonic() < until:
+                        self._bank[queued] = (left - 1, until)
+                        return
+                    first = random.randrange(len(shares))
+                    tries = [first] if len(shares) == 1 else [first, (first + 1) % len(shares)]
+                    waits = []
+                    for shard in tries:
+                        want = min(self._waiting[queued], max(1, shares[shard] // 3))
+                        # A single call is spent at once: counted now, it costs no pace.
+                        ahead = BOT_SPEND_MS if want > 1 else 0
+                        limit = shares[shard]
+                        taken, wait_ms = await self.store.take_bot(
+                            queued, shard, _now_ms(), limit, BOT_WINDOW_MS, want, ahead
+                        )
+                        if taken:
+                            spend_by = time.monotonic() + BOT_SPEND_MS / 1000
+                            self._bank[queued] = (taken - 1, spend_by)
+                            return
+                        waits.append(wait_ms)
+                    await asyncio.sleep(min(waits) / 1000)
+        finally:
+            self._waiting[queued] -= 1
 
 
 def _now_ms() -> int:
