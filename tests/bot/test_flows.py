@@ -437,7 +437,10 @@ async def test_a_chat_telegram_cannot_reach_holds_back_only_its_own_messages(
     # go out once each, and the group's follow when Telegram recovers.
     async with running_bot(redis_server_url) as h:
         users = players(3)
-        await open_and_start(h, users)
+        game_id = await open_and_start(h, users)
+        # Every deal delivered before counting: a deal still on its way would be counted
+        # as a second message of the step below (this raced under load).
+        await h.delivered(game_id)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         before = {u.id: len(h.sim.calls_to(u.id, "sendMessage")) for u in users}
         h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=GROUP, times=3)
