@@ -207,7 +207,7 @@ class ServiceCore:
         record.engine = game_to_dict(game)
         if game.over:
             self._finish(record, writes, OVER)
-            self.history.game_over(record, game, writes, now)  # issue 19 hook: keep the record, count it
+            self.history.game_over(record, game, writes, now)  # issue 19: keep and count it
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
             return
         record.ai_due_ms = None
