@@ -24,7 +24,8 @@ from ..engine import (
     TakeAction,
 )
 
-_CHAR_CODE = {
+# One letter per character, in button data and in the kept record of a game (service/archive).
+CHARACTER_CODES = {
     Character.DUKE: "d",
     Character.ASSASSIN: "a",
     Character.CAPTAIN: "c",
@@ -32,7 +33,7 @@ _CHAR_CODE = {
     Character.CONTESSA: "t",
     Character.INQUISITOR: "i",
 }
-_CODE_CHAR = {v: k for k, v in _CHAR_CODE.items()}
+_CODE_CHAR = {v: k for k, v in CHARACTER_CODES.items()}
 _ACTION_CODE = {
     Action.INCOME: "i",
     Action.FOREIGN_AID: "f",
@@ -96,17 +97,17 @@ def encode_decision(decision: Decision, seats: list[int]) -> str:
     if isinstance(decision, Pass):
         return "P"
     if isinstance(decision, Block):
-        return "B" + _CHAR_CODE[decision.character]
+        return "B" + CHARACTER_CODES[decision.character]
     if isinstance(decision, LoseCard):
-        return "L" + _CHAR_CODE[decision.character]
+        return "L" + CHARACTER_CODES[decision.character]
     if isinstance(decision, ShowCard):
-        return "W" + _CHAR_CODE[decision.character]
+        return "W" + CHARACTER_CODES[decision.character]
     if isinstance(decision, LetKeep):
         return "Y"
     if isinstance(decision, ForceExchange):
         return "F"
     if isinstance(decision, KeepCards):
-        return "K" + "".join(_CHAR_CODE[c] for c in decision.cards)
+        return "K" + "".join(CHARACTER_CODES[c] for c in decision.cards)
     raise ValueError(f"no button code for {decision!r}")
 
 

@@ -33,12 +33,14 @@ from ..engine import (
 )
 from ..engine import events as ev
 from ..engine.decisions import CHALLENGE, FORCE_EXCHANGE, LET_KEEP, PASS
+from ..rendering.buttons import CHARACTER_CODES
 from .records import GameRecord
 
 ARCHIVE_SCHEMA = 1
 TIMEOUT, LEAVE = "T", "Q"  # a timeout, and "<seat>Q" for a player who left
-# One letter per character and per action (they never share a position in a code).
-_CHAR = dict(zip(Character, "dacmti", strict=True))
+# One letter per character (the buttons' letters) and per action (they never share a
+# position in a code).
+_CHAR = CHARACTER_CODES
 _CODE_CHAR = {v: k for k, v in _CHAR.items()}
 _ACTION = dict(zip(Action, "ifcxaseyvz", strict=True))
 _CODE_ACTION = {v: k for k, v in _ACTION.items()}
