@@ -18,12 +18,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..config import Deadlines
-from ..engine import Game, Reason, game_to_dict
+from ..engine import Game, game_to_dict
 from ..rendering import ui
-from ..rendering.i18n import LANGUAGES, N_, Catalogs, Translator, pick_language
+from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
 from .history import History
+from .outcomes import Notice, Refusal, Said
 from .plan import Send
 from .records import CANCELLED, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
@@ -39,7 +40,6 @@ ID_ALPHABET = string.ascii_lowercase + string.digits
 RECORD_TTL_S = 7 * 24 * 3600  # an untouched game is dropped after a week
 FINISHED_TTL_S = 24 * 3600
 DEADLINE_LEASE_MS = 30_000
-AI_NAMES = [N_("Nino"), N_("Levan"), N_("Tamar"), N_("Giorgi"), N_("Mariam")]
 JOIN_PAYLOAD = re.compile(r"j[a-z0-9]{6,16}")  # /start j<game id>, the lobby's deep link
 
 
@@ -112,10 +112,10 @@ class ServiceCore:
         """The translator for a group."""
         return self.catalogs.get(await self.group_language(chat_id))
 
-    async def set_language(self, person: Person, lang: str) -> str:
+    async def set_language(self, person: Person, lang: str) -> Said:
         """Store a person's language; the games they are in speak it from the next step."""
         if lang not in LANGUAGES:
-            raise UserError((await self.translator_for(person)).gettext("Unknown language."))
+            raise UserError(Refusal.UNKNOWN_LANGUAGE, await self.person_language(person))
         await self.store.set_user_prefs(person.id, lang=lang)
         game_id = await self.store.get(self.keys.user_game(person.id))
         if game_id:
@@ -127,7 +127,7 @@ class ServiceCore:
 
             with contextlib.suppress(UserError):
                 await self._mutate(game_id, build)
-        return self.catalogs.get(lang).gettext("🌐 Language saved.")
+        return Said(Notice.LANGUAGE_SAVED, lang)  # said in the language just chosen
 
     # ---- transactions --------------------------------------------------------------
 
@@ -168,7 +168,7 @@ class ServiceCore:
         try:
             await self.store.atomic(watch, build, update_id)
         except _Skip:
-            raise UserError(self.catalogs.get(None).gettext("This game is over.")) from None
+            raise UserError(Refusal.GAME_OVER) from None  # in the default language
         await self._committed(game_id)
         return result[0]
 
@@ -242,17 +242,3 @@ class NeedsStart(Exception):
 
 def _joined(lead: str, text: str) -> str:
     return f"{lead}\n\n{text}" if lead else text
-
-
-def refusal_text(t: Translator, reason: Reason) -> str:
-    """Why the engine refused a decision, in words."""
-    texts = {
-        Reason.MUST_COUP: t.gettext("With 10 or more coins you must stage a Coup."),
-        Reason.CANNOT_AFFORD: t.gettext("You do not have enough coins."),
-        Reason.BAD_TARGET: t.gettext("You cannot target that player."),
-        Reason.NOT_YOUR_DECISION: t.gettext("It's not your turn to decide."),
-        Reason.NOT_IN_VARIANT: t.gettext("That is not part of this game's variant."),
-        Reason.SAME_ALLEGIANCE: t.gettext("That player is on your side."),
-        Reason.RESERVE_EMPTY: t.gettext("The Reserve is empty."),
-    }
-    return texts.get(reason, t.gettext("That is not allowed now."))

@@ -10,7 +10,6 @@ from ..storage.store import Duplicate  # noqa: F401  (a second delivery of an up
 from .core import (  # noqa: F401  (the names the Telegram layer and tests import from here)
     AdminCheck,
     NeedsStart,
-    refusal_text,
     reply_op,
 )
 from .deadlines import DeadlineRoom

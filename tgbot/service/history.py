@@ -30,6 +30,7 @@ from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_sco
 from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
+from .outcomes import Notice, Refusal, Said
 from .plan import Send
 from .records import GameRecord
 from .results import CallbackResult, Origin, Person, Reply, UserError
@@ -202,7 +203,7 @@ class History:
     def claims(record: GameRecord | None, t: Translator) -> Reply:
         """/claims: who has claimed which character in the running game."""
         if record is None or record.engine is None:
-            return Reply(t.gettext("No game here. Start one with /newgame."))
+            raise UserError(Refusal.NO_GAME_HERE, t.language)
         return Reply(texts.claims_text(t, record.claims, record.names()))
 
     # ---- replays ------------------------------------------------------------------------
@@ -212,17 +213,17 @@ class History:
         language; `game_id` "" for their last game."""
         t = await self._translator(person)
         if game_id and not GAME_ID.fullmatch(game_id):
-            raise UserError(t.gettext("There is no game with that id."))
+            raise UserError(Refusal.NO_SUCH_GAME_ID, t.language)
         if not game_id:
             latest = await self.records.latest_games(self.records.keys.person_games(person.id), 1)
             if not latest:
-                raise UserError(self._none_kept(t))
+                raise self._none_kept(t)
             game_id = latest[0]
         archive = await self.records.archive(game_id)
         if archive is None:
-            raise UserError(self._none_kept(t))
+            raise self._none_kept(t)
         if person.id not in [int(p[0]) for p in archive["players"] if not p[3]]:
-            raise UserError(t.gettext("Only the players of a game can ask for its replay."))
+            raise UserError(Refusal.NOT_A_PLAYER_OF_REPLAY, t.language)
         await self._queue(origin, person.id, None, self._texts(t, archive, person.id))
 
     async def replay_for_group(self, origin: Origin, t: Translator) -> None:
@@ -231,7 +232,7 @@ class History:
         latest = await self.records.latest_games(self.records.keys.scope_games(scope), 1)
         archive = await self.records.archive(latest[0]) if latest else None
         if archive is None:
-            raise UserError(self._none_kept(t))
+            raise self._none_kept(t)
         await self._queue(origin, origin.chat_id, origin.thread_id, self._texts(t, archive, None))
 
     async def replay_pressed(self, person: Person, data: str, update_id: int) -> CallbackResult:
@@ -241,8 +242,8 @@ class History:
         try:
             await self.replay_for_person(person, Origin(update_id, person.id), game_id)
         except UserError as err:
-            return CallbackResult(err.text, alert=True)
-        return CallbackResult(t.gettext("📬 I sent you the replay in private."))
+            return CallbackResult(err.said, alert=True)
+        return CallbackResult(Said(Notice.REPLAY_SENT, t.language))
 
     def _texts(self, t: Translator, archive: dict[str, Any], viewer: int | None) -> list[str]:
         try:
@@ -258,13 +259,8 @@ class History:
             messages += texts.split_messages(texts.private_log(t, replayed.steps, names, viewer))
         return messages
 
-    def _none_kept(self, t: Translator) -> str:
-        days = self.record_ttl_s // 86400
-        return t.ngettext(
-            "No finished game of yours is kept (records are kept for {days} day).",
-            "No finished game of yours is kept (records are kept for {days} days).",
-            days,
-        ).format(days=days)
+    def _none_kept(self, t: Translator) -> UserError:
+        return UserError(Refusal.NO_RECORD_KEPT, t.language, days=self.record_ttl_s // 86400)
 
     async def _translator(self, person: Person) -> Translator:
         prefs = await self.store.user_prefs(person.id)

@@ -8,13 +8,12 @@ import secrets
 from typing import Any
 
 from ..engine import Game, IllegalDecision, Variant
-from ..rendering import buttons, ui
+from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
-from ..rendering.i18n import Translator, pick_language
+from ..rendering.i18n import pick_language
 from ..storage.store import Writes
 from . import archive
 from .core import (
-    AI_NAMES,
     ID_ALPHABET,
     JOIN_PAYLOAD,
     MAX_PLAYERS,
@@ -26,6 +25,7 @@ from .core import (
     _joined,
     _never_admin,
 )
+from .outcomes import Notice, Refusal, Said
 from .plan import Edit, Send
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Origin, Person, Reply, UserError
@@ -96,22 +96,22 @@ class LobbyRoom(ServiceCore):
             variant=chat_variant(settings).value,
         )
 
-    async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> str:
+    async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> Said:
         """Play again: a new lobby in the same group with the finished game's players.
 
         Everyone who can still be written to and is not in another game is listed at once
         (AI players too); each may leave, and the lobby starts by itself after its wait, as
         any lobby. Whoever pressed opens it. The old message loses its button.
         """
-        t = await self.translator_for(person)
+        lang = await self.person_language(person)
         raw = await self.store.get_json(self.keys.game(old_id))
         if raw is None:
-            raise UserError(t.gettext("This game is over."))
+            raise UserError(Refusal.GAME_OVER, lang)
         old = GameRecord.from_dict(raw)
         if old.status != OVER or old.turn_ref is None:
-            raise UserError(t.gettext("This button is out of date."))
+            raise UserError(Refusal.OUT_OF_DATE, lang)
         if old.seat(person.id) is None:
-            raise UserError(t.gettext("Only its players can start the next game."))
+            raise UserError(Refusal.NOT_A_PLAYER_OF_FINISHED, lang)
         record = await self._new_record(old.chat_id, old.thread_id, person.id)
         prefs = {s.id: await self.store.user_prefs(s.id) for s in old.humans()}
         group_t = self.catalogs.get(old.lang)
@@ -125,7 +125,7 @@ class LobbyRoom(ServiceCore):
 
         def build(seen: dict[str, str | None]) -> Writes:
             if seen[chat_key]:
-                raise UserError(t.gettext("A game is already open in this group: /board"))
+                raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
             writes = Writes(mark_update=update_id)
             record.players = []
             for seat in old.players:
@@ -154,7 +154,7 @@ class LobbyRoom(ServiceCore):
             """The finished game's message keeps its story and its Replay, loses Play again."""
             if finished.turn_ref is None:
                 return  # another press closed it already
-            again = group_t.gettext("🆕 {name} opened a new game.").format(name=person.name)
+            again = notices.new_game_opened_by(group_t, person.name)
             text = "\n".join([*finished.story, "", again])
             replay = history_texts.replay_button(group_t, old_id)
             writes.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
@@ -167,16 +167,16 @@ class LobbyRoom(ServiceCore):
         await self._committed(record.id)
         with contextlib.suppress(UserError):  # the finished game is gone: nothing to close
             await self._mutate(old_id, close_old)
-        return t.gettext("🆕 New game opened.")
+        return Said(Notice.NEW_GAME_OPENED, lang)
 
     async def new_game(
         self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
-        t = await self.group_translator(chat_id)
+        lang = await self.group_language(chat_id)
         existing = await self.store.get(self.keys.chat_game(chat_id))
         if existing:
-            raise UserError(t.gettext("A game is already open in this group: /board"))
+            raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
         prefs = await self.store.user_prefs(person.id)
         record = await self._new_record(chat_id, thread_id, person.id)
         game_id, now = record.id, record.created_ms
@@ -186,7 +186,7 @@ class LobbyRoom(ServiceCore):
 
         def build(seen: dict[str, str | None]) -> Writes:
             if seen[chat_key]:
-                raise UserError(t.gettext("A game is already open in this group: /board"))
+                raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
             writes = Writes(mark_update=update_id)
             if prefs.get("dm") == "1" and not seen[user_key]:
                 record.players.append(
@@ -221,36 +221,38 @@ class LobbyRoom(ServiceCore):
         update_id: int | None = None,
         reply_to: Origin | None = None,
         lead: str = "",
-    ) -> str:
+    ) -> Said:
         """Add a person to a lobby; return the confirmation to show them.
 
         With `reply_to`, the confirmation (after `lead`) is also queued as the reply there.
         """
         prefs = await self.store.user_prefs(person.id)
-        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+        lang = pick_language(prefs.get("lang"), person.language_code)
         if prefs.get("dm") != "1":
             raise NeedsStart(game_id)
         user_key = self.keys.user_game(person.id)
 
         def change(record: GameRecord, seen: dict[str, str | None], writes: Writes) -> None:
             if record.status != LOBBY:
-                raise UserError(t.gettext("This game has already started."))
+                raise UserError(Refusal.ALREADY_STARTED, lang)
             if record.seat(person.id):
-                raise UserError(t.gettext("You are already in this game."))
+                raise UserError(Refusal.ALREADY_IN_GAME, lang)
             if seen[user_key] and seen[user_key] != record.id:
-                raise UserError(t.gettext("You are already playing in another game."))
+                raise UserError(Refusal.IN_ANOTHER_GAME, lang)
             if len(record.players) >= MAX_PLAYERS:
-                raise UserError(t.gettext("The game is full (6 players)."))
-            lang = pick_language(prefs.get("lang"), person.language_code)
+                raise UserError(Refusal.GAME_FULL, lang)
             record.players.append(Seat(person.id, person.name, lang))
             writes.set_str[user_key] = record.id
             writes.expire[user_key] = RECORD_TTL_S
             writes.send(record.id, self._lobby_edit(record))
 
-        text = t.gettext("✋ You joined the game.")
-        reply = None if reply_to is None else (reply_to, Reply(_joined(lead, text)))
+        joined = Said(Notice.JOINED, lang)
+        reply = None
+        if reply_to is not None:
+            text = notices.say(self.catalogs.get(lang), joined)
+            reply = (reply_to, Reply(_joined(lead, text)))
         await self._mutate(game_id, change, (user_key,), update_id, reply)
-        return text
+        return joined
 
     async def leave_lobby_or_game(
         self,
@@ -258,85 +260,86 @@ class LobbyRoom(ServiceCore):
         person: Person,
         update_id: int | None = None,
         reply_to: Origin | None = None,
-    ) -> str:
+    ) -> Said:
         """Leave a lobby, or a running game (all your cards turn face up).
 
         With `reply_to`, the confirmation is also queued as the reply there.
         """
-        t = await self.translator_for(person)
+        lang = await self.person_language(person)
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
             seat = record.seat(person.id)
             if seat is None:
-                raise UserError(t.gettext("You are not in this game."))
+                raise UserError(Refusal.NOT_IN_GAME, lang)
             if record.status == LOBBY:
                 record.players.remove(seat)
                 writes.delete.append(self.keys.user_game(person.id))
                 writes.send(record.id, self._lobby_edit(record))
                 return
             if record.status != PLAYING:
-                raise UserError(t.gettext("This game is over."))
+                raise UserError(Refusal.GAME_OVER, lang)
             game = record.game()
             try:
                 events = game.leave(person.id)
             except IllegalDecision:
-                raise UserError(t.gettext("You are already out of this game.")) from None
+                raise UserError(Refusal.ALREADY_OUT, lang) from None
             archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)  # issue 19 hook
             writes.delete.append(self.keys.user_game(person.id))
             self._apply_step(record, game, events, writes)
 
-        text = t.gettext("🚪 You left the game.")
-        reply = None if reply_to is None else (reply_to, Reply(text))
+        left = Said(Notice.LEFT, lang)
+        reply = None
+        if reply_to is not None:
+            reply = (reply_to, Reply(notices.say(self.catalogs.get(lang), left)))
         await self._mutate(game_id, change, (), update_id, reply)
-        return text
+        return left
 
     async def start_game(
         self, game_id: str, person: Person | None, update_id: int | None = None
     ) -> None:
         """Start a lobby now (a player's request, or its timer with `person` None)."""
-        t = self.catalogs.get(None) if person is None else await self.translator_for(person)
+        lang = None if person is None else await self.person_language(person)
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
             if record.status != LOBBY:
-                raise UserError(t.gettext("This game has already started."))
+                raise UserError(Refusal.ALREADY_STARTED, lang)
             if person is not None and record.seat(person.id) is None:
-                raise UserError(t.gettext("Only players in the lobby can start it."))
+                raise UserError(Refusal.NOT_IN_LOBBY, lang)
             if len(record.players) < MIN_PLAYERS:
-                raise UserError(t.gettext("At least 2 players are needed."))
+                raise UserError(Refusal.TOO_FEW_PLAYERS, lang)
             if not record.humans():
-                raise UserError(t.gettext("A game needs at least one human player."))
+                raise UserError(Refusal.NO_HUMAN, lang)
             self._start(record, writes)
 
         await self._mutate(game_id, change, (), update_id)
 
     async def change_ai(
         self, game_id: str, person: Person, add: bool, update_id: int | None = None
-    ) -> str:
+    ) -> Said:
         """The lobby's creator adds or removes an AI player."""
-        t = await self.translator_for(person)
+        lang = await self.person_language(person)
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
             if record.status != LOBBY:
-                raise UserError(t.gettext("This game has already started."))
+                raise UserError(Refusal.ALREADY_STARTED, lang)
             if person.id != record.creator:
-                raise UserError(t.gettext("Only the game's creator can add or remove AI players."))
+                raise UserError(Refusal.NOT_CREATOR, lang)
             ais = [s for s in record.players if s.ai]
             if add:
                 if len(record.players) >= MAX_PLAYERS:
-                    raise UserError(t.gettext("The game is full (6 players)."))
+                    raise UserError(Refusal.GAME_FULL, lang)
                 taken = {s.id for s in ais}
                 seat_id = next(i for i in range(-1, -MAX_PLAYERS - 1, -1) if i not in taken)
-                group_t = self.catalogs.get(record.lang)
-                name = "🤖 " + group_t.gettext(AI_NAMES[(-seat_id - 1) % len(AI_NAMES)])
+                name = notices.ai_name(self.catalogs.get(record.lang), seat_id)
                 record.players.append(Seat(seat_id, name, record.lang, ai=True))
             elif ais:
                 record.players.remove(ais[-1])
             else:
-                raise UserError(t.gettext("There is no AI player to remove."))
+                raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
             writes.send(record.id, self._lobby_edit(record))
 
         await self._mutate(game_id, change, (), update_id)
-        return t.gettext("🤖 Done.")
+        return Said(Notice.AI_CHANGED, lang)
 
     def _start(self, record: GameRecord, writes: Writes) -> None:
         record.seed = self.new_seed()
@@ -366,15 +369,15 @@ class LobbyRoom(ServiceCore):
         update_id: int | None = None,
     ) -> None:
         """Cancel a game (its creator or an admin of the game's group)."""
-        t = await self.translator_for(person)
+        lang = await self.person_language(person)
         raw = await self.store.get_json(self.keys.game(game_id))
         creator = raw is not None and raw.get("creator") == person.id
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
-            raise UserError(t.gettext("Only the game's creator or an admin can cancel it."))
+            raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
 
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
             if record.status not in (LOBBY, PLAYING):
-                raise UserError(t.gettext("This game is over."))
+                raise UserError(Refusal.GAME_OVER, lang)
             self._cancel(record, writes)
 
         await self._mutate(game_id, change, (), update_id)
@@ -450,7 +453,7 @@ class LobbyRoom(ServiceCore):
         self,
         person: Person,
         pressed: buttons.ButtonPress,
-        t: Translator,
+        lang: str,
         update_id: int | None,
         is_admin: AdminCheck,
     ) -> CallbackResult:
@@ -465,16 +468,16 @@ class LobbyRoom(ServiceCore):
                 )
             if pressed.code == buttons.LOBBY_START:
                 await self.start_game(pressed.game_id, person, update_id)
-                return CallbackResult(t.gettext("▶️ Starting."))
+                return CallbackResult(Said(Notice.STARTING, lang))
             if pressed.code in (buttons.LOBBY_ADD_AI, buttons.LOBBY_REMOVE_AI):
                 add = pressed.code == buttons.LOBBY_ADD_AI
                 return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
             await self.cancel(pressed.game_id, person, is_admin, update_id)
-            return CallbackResult(t.gettext("✖️ Cancelled."))
+            return CallbackResult(Said(Notice.CANCELLED, lang))
         except NeedsStart:
             return CallbackResult(url=self.join_link(pressed.game_id))
         except UserError as err:
-            return CallbackResult(err.text, alert=True)
+            return CallbackResult(err.said, alert=True)
 
     async def private_started(
         self, person: Person, payload: str | None, origin: Origin | None = None
@@ -491,7 +494,7 @@ class LobbyRoom(ServiceCore):
             try:
                 await self.join(payload[1:], person, update_id, origin, lead=text)
                 return
-            except UserError as err:
-                text = _joined(text, err.text)
+            except UserError as err:  # in the language the refusal was resolved in
+                text = _joined(text, notices.say(self.catalogs.get(err.said.lang), err.said))
         if origin is not None:
             await self.reply(origin, Reply(text))

@@ -6,17 +6,22 @@ from typing import Any
 
 from ..engine import IllegalDecision, view_of
 from ..rendering import buttons, ui
-from ..rendering.i18n import Translator, pick_language
+from ..rendering.i18n import pick_language
 from ..storage.store import Duplicate, Writes, applied
 from . import archive
 from .core import (
     AdminCheck,
     _never_admin,
-    refusal_text,
 )
 from .lobby import LobbyRoom
+from .outcomes import Notice, Refusal, Said, engine_refusal
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person, UserError
+
+
+def _refused(refusal: Refusal, lang: str, alert: bool = False) -> CallbackResult:
+    """A press's answer that it changes nothing, and why (in the presser's language)."""
+    return CallbackResult(Said(refusal, lang), alert=alert)
 
 
 class PlayRoom(LobbyRoom):
@@ -38,37 +43,37 @@ class PlayRoom(LobbyRoom):
         try:
             pressed = buttons.unpack(data)
         except buttons.BadButton:
-            t = await self.translator_for(person)
-            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+            return _refused(Refusal.NOT_VALID, await self.person_language(person), alert=True)
         # The record and the presser's language in one round trip.
         raw, prefs = await self.store.get_json_and_prefs(self.keys.game(pressed.game_id), person.id)
-        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
-        invalid = CallbackResult(t.gettext("This button is not valid."), alert=True)
+        lang = pick_language(prefs.get("lang"), person.language_code)
+        invalid = _refused(Refusal.NOT_VALID, lang, alert=True)
         if raw is None:
-            return CallbackResult(t.gettext("This game is over."))
+            return _refused(Refusal.GAME_OVER, lang)
         if applied(raw, update_id):
             raise Duplicate
         record = GameRecord.from_dict(raw)
         if pressed.code in buttons.LOBBY_CODES:
             if chat_id != record.chat_id:
                 return invalid
-            return await self._lobby_press(person, pressed, t, update_id, is_admin)
+            return await self._lobby_press(person, pressed, lang, update_id, is_admin)
         if chat_id == record.chat_id and buttons.is_answer(pressed.code):
-            return await self._table_answer(person, record, pressed, t, update_id)
+            return await self._table_answer(person, record, pressed, lang, update_id)
         if chat_id != person.id:
             return invalid
         if record.status != PLAYING:
-            return CallbackResult(t.gettext("This game is over."))
+            return _refused(Refusal.GAME_OVER, lang)
         if record.seat(person.id) is None:
-            return CallbackResult(t.gettext("You are not in this game."), alert=True)
+            return _refused(Refusal.NOT_IN_GAME, lang, alert=True)
         if record.prompts.get(person.id) != pressed.context:
-            return CallbackResult(t.gettext("This button is out of date."))
+            return _refused(Refusal.OUT_OF_DATE, lang)
         game = record.game()
         names = record.names()
         picker = buttons.picker_action(pressed.code)
         if picker is not None or pressed.code == buttons.BACK:
             if game.awaiting().players != (person.id,):
-                return CallbackResult(t.gettext("This button is out of date."))
+                return _refused(Refusal.OUT_OF_DATE, lang)
+            t = self.catalogs.get(lang)
             asking = ui.Asking(t, view_of(game, person.id), record.id, record.context, names)
             if picker is not None:
                 return CallbackResult(edit=ui.target_screen(asking, picker))
@@ -76,36 +81,38 @@ class PlayRoom(LobbyRoom):
         try:
             decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
         except buttons.BadButton:
-            return CallbackResult(t.gettext("This button is not valid."), alert=True)
-        return await self._decide(pressed.game_id, pressed.context, person, decision, t, update_id)
+            return invalid
+        return await self._decide(
+            pressed.game_id, pressed.context, person, decision, lang, update_id
+        )
 
     async def _table_answer(
         self,
         person: Person,
         record: GameRecord,
         pressed: buttons.ButtonPress,
-        t: Translator,
+        lang: str,
         update_id: int | None,
     ) -> CallbackResult:
         """An answer pressed on the group's turn message: only by a player who may give it;
         anyone else gets a short toast and nothing changes."""
         if record.status != PLAYING:
-            return CallbackResult(t.gettext("This game is over."))
+            return _refused(Refusal.GAME_OVER, lang)
         if record.table_context != pressed.context:
-            return CallbackResult(t.gettext("This button is out of date."))
+            return _refused(Refusal.OUT_OF_DATE, lang)
         game = record.game()
         if record.seat(person.id) is None:
-            return CallbackResult(t.gettext("You are not in this game."))
+            return _refused(Refusal.NOT_IN_GAME, lang)
         if person.id not in game.awaiting().players:
-            return CallbackResult(t.gettext("It is not yours to answer."))
+            return _refused(Refusal.NOT_YOURS_TO_ANSWER, lang)
         try:
             decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
         except buttons.BadButton:
-            return CallbackResult(t.gettext("This button is not valid."), alert=True)
+            return _refused(Refusal.NOT_VALID, lang, alert=True)
         if decision not in view_of(game, person.id).legal:
-            return CallbackResult(t.gettext("You cannot answer that way."))
+            return _refused(Refusal.CANNOT_ANSWER_THAT_WAY, lang)
         return await self._decide(
-            pressed.game_id, pressed.context, person, decision, t, update_id, table=True
+            pressed.game_id, pressed.context, person, decision, lang, update_id, table=True
         )
 
     async def _decide(
@@ -114,24 +121,24 @@ class PlayRoom(LobbyRoom):
         context: int,
         person: Person,
         decision: Any,
-        t: Translator,
+        lang: str,
         update_id: int | None,
         table: bool = False,
     ) -> CallbackResult:
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
             current = record.table_context if table else record.prompts.get(person.id)
             if record.status != PLAYING or current != context:
-                raise UserError(t.gettext("This button is out of date."))
+                raise UserError(Refusal.OUT_OF_DATE, lang)
             game = record.game()
             try:
                 events = game.apply(person.id, decision)
             except IllegalDecision as err:
-                raise UserError(refusal_text(t, err.reason)) from None
+                raise UserError(engine_refusal(err.reason), lang) from None
             archive.note_move(record, self.now_ms(), person.id, decision)  # issue 19 hook
             self._apply_step(record, game, events, writes)
 
         try:
             await self._mutate(game_id, change, (), update_id)
         except UserError as err:
-            return CallbackResult(err.text, alert=not table)
-        return CallbackResult(t.gettext("✔️ Done."))
+            return CallbackResult(err.said, alert=not table)
+        return CallbackResult(Said(Notice.DECIDED, lang))

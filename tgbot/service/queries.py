@@ -9,8 +9,9 @@ from .core import (
     ServiceCore,
 )
 from .lobby import chat_variant
+from .outcomes import Refusal
 from .records import LOBBY, PLAYING, GameRecord
-from .results import Person, Reply
+from .results import Person, Reply, UserError
 
 
 class QueryRoom(ServiceCore):
@@ -40,7 +41,7 @@ class QueryRoom(ServiceCore):
         t = await self.group_translator(chat_id)
         record = await self.game_of_chat(chat_id)
         if record is None:
-            return Reply(t.gettext("No game here. Start one with /newgame."))
+            raise UserError(Refusal.NO_GAME_HERE, t.language)
         if record.status == LOBBY:
             screen = self._lobby_screen(record)
             return Reply(screen.text, screen.keyboard)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rendering.ui import Keyboard, Screen
+from .outcomes import Refusal, Said
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,17 +36,19 @@ class Reply:
 
 @dataclass(slots=True)
 class CallbackResult:
-    """The answer to a button press, and optionally a new look for its message."""
+    """The answer to a button press (what its toast says, in no language yet), and
+    optionally a new look for its message."""
 
-    text: str = ""
+    said: Said | None = None
     alert: bool = False
     url: str | None = None
     edit: Screen | None = None
 
 
 class UserError(Exception):
-    """Something the person asked for cannot be done; `text` says why, in their language."""
+    """Something the person asked for cannot be done; `said` says why, in no language yet
+    (with the language it is to be read in: `lang`, None for the default)."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
+    def __init__(self, refusal: Refusal, lang: str | None = None, days: int = 0) -> None:
+        super().__init__(refusal.name)
+        self.said = Said(refusal, lang, days)

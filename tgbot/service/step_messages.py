@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..engine import Challenge, Decision, DecisionKind, Game, Pass, PlayerView, view_of
 from ..engine import events as ev
-from ..rendering import history, ui
+from ..rendering import history, notices, ui
 from ..rendering.i18n import Catalogs, Translator
 from ..rendering.texts import describe, involves
 from .plan import Deadline, Edit, Fallback, Plan, Send
@@ -106,10 +106,8 @@ class StepMessages:
         """What the group reads when a player cannot be written to privately."""
         t = self.catalogs.get(record.lang)
         seat = record.seat(user_id)
-        return t.gettext(
-            "📵 {player}, I can't message you privately. Open https://t.me/{bot}?start=hi and "
-            "press Start; until then your turns time out."
-        ).format(player=seat.name if seat else user_id, bot=self.bot_username)
+        player = seat.name if seat else str(user_id)
+        return notices.unreachable_note(t, player, self.bot_username)
 
     def fallback(self, record: GameRecord, user_id: int) -> Fallback:
         """Where a refused private message is reported."""
@@ -358,4 +356,4 @@ class StepMessages:
             attr = _DECIDER.get(type(e))
             if attr and getattr(e, attr) == user_id and (line := describe(e, t, names, user_id)):
                 return line
-        return t.gettext("☑️ This question is closed.")
+        return notices.question_closed(t)

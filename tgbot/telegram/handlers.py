@@ -12,10 +12,11 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
 from ..rendering import history as history_texts
-from ..rendering import ui
+from ..rendering import notices, ui
 from ..rendering.i18n import LANGUAGES, Translator
 from ..service.game_service import AdminCheck, Duplicate, GameService, NeedsStart
 from ..service.lobby import chat_variant
+from ..service.outcomes import Said
 from ..service.results import Origin, Person, Reply, UserError
 from ..tasks import settle
 from .answers import CallbackAnswer
@@ -190,11 +191,11 @@ class Dispatcher:
             return await self._setting_pressed(query, person, data[4:], update_id)
         if data.startswith(history_texts.REPLAY_BUTTON_PREFIX):  # issue 19 hook: Replay button
             result = await self.service.history.replay_pressed(person, data, update_id)
-            return CallbackAnswer(query.id, result.text or None, result.alert)
+            return CallbackAnswer(query.id, self._toast(result.said), result.alert)
         result = await self.service.press(
             person, data, update_id, is_admin=self._admin_check(person.id), chat_id=chat_id
         )
-        answer = CallbackAnswer(query.id, result.text or None, result.alert, result.url)
+        answer = CallbackAnswer(query.id, self._toast(result.said), result.alert, result.url)
         if result.edit is not None and message is not None:
             try:
                 await query.edit_message_text(
@@ -217,9 +218,18 @@ class Dispatcher:
 
     async def _language_chosen(self, person: Person, lang: str) -> str:
         try:
-            return await self.service.set_language(person, lang)
+            said = await self.service.set_language(person, lang)
         except UserError as err:
-            return err.text
+            said = err.said
+        return self._words(said)
+
+    def _words(self, said: Said) -> str:
+        """What the service said (a refusal or a notice) in words, in the language it chose."""
+        return notices.say(self.service.catalogs.get(said.lang), said)
+
+    def _toast(self, said: Said | None) -> str | None:
+        """A press's toast: what the service said, if anything."""
+        return None if said is None else self._words(said)
 
     async def _setting_pressed(
         self, query: CallbackQuery, person: Person, key: str, update_id: int
@@ -318,7 +328,7 @@ class Dispatcher:
                 anonymous_admin,
             )
         except UserError as err:
-            reply = Reply(err.text)
+            reply = Reply(self._words(err.said))
         if reply is not None:
             await self.service.reply(origin, reply)
 
