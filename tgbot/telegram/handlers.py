@@ -6,6 +6,10 @@ python-telegram-bot's handlers match and parse the updates (`CommandHandler`,
 (a command's arguments, a pattern's match). `Dispatcher.process` runs the first that
 applies inside the update's lease and returns what the press is answered, so that the
 webhook can answer it in its HTTP response; polling runs the same `process`.
+
+Not `Application.process_update`: it hands a handler's exception to the error handlers and
+returns nothing, where the webhook needs the answer, and a storage error to answer 503
+(Telegram then retries); and without persistence it keeps every chat and user id it sees.
 """
 
 from __future__ import annotations
