@@ -128,3 +128,34 @@ async def test_commands_match_as_telegram_sends_them(redis_server_url: str) -> N
             assert not await _answered(h, person, person.id, quiet), quiet
         assert not await _answered(h, person, GROUP, "/board@another_bot")
         assert await _answered(h, person, GROUP, f"/board@{BOT_USERNAME}")
+
+
+async def test_each_button_family_takes_only_its_own_presses(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        person = TgUser(4300, "Tamar", "en")
+        await h.say(person, person.id, "/language")
+        screen = h.sim.last(person.id)
+        not_valid = {"text": h.tr("This button is not valid.", "en"), "show_alert": True}
+
+        def said(answer: dict[str, Any]) -> dict[str, Any]:
+            return {k: v for k, v in answer.items() if k in ("text", "show_alert")}
+
+        # A press without data matches no family's pattern: it is a game's button, and none.
+        for data in ("", "language.en", "cfg.turn", "lang"):
+            answer = await h.press(person, person.id, screen.message_id, data)
+            assert said(answer) == not_valid, data
+        # The replay family takes its prefix, even with no game after it.
+        answer = await h.press(person, person.id, screen.message_id, "rp.")
+        none_kept = h.catalogs.get("en").ngettext(
+            "No finished game of yours is kept (records are kept for {days} day).",
+            "No finished game of yours is kept (records are kept for {days} days).",
+            30,
+        )
+        assert said(answer) == {"text": none_kept.format(days=30), "show_alert": True}
+        answer = await h.press(person, person.id, screen.message_id, "lang.ka")
+        assert answer["text"] == h.tr("🌐 Language saved.")
+        assert (await h.store.user_prefs(person.id))["lang"] == "ka"
+        # The language screen's buttons count only in the person's own chat.
+        answer = await h.press(person, GROUP, screen.message_id, "lang.en")
+        assert said(answer) == {"text": h.tr("This button is not valid."), "show_alert": True}
+        assert (await h.store.user_prefs(person.id))["lang"] == "ka"

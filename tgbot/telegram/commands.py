@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from telegram import BotCommand, BotCommandScope, BotCommandScopeAllGroupChats
-from telegram import BotCommandScopeAllPrivateChats as AllPrivateChats
+from telegram import (
+    BotCommand,
+    BotCommandScope,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+)
 
 from ..rendering import replies, ui
 from ..rendering.i18n import N_, Translator
@@ -278,7 +282,11 @@ def help_text(t: Translator) -> str:
 
 def menus(t: Translator) -> list[tuple[BotCommandScope, list[BotCommand]]]:
     """The command menus of groups and of private chats, in one language, from the table."""
+    scopes: list[tuple[BotCommandScope, bool]] = [
+        (BotCommandScopeAllGroupChats(), True),
+        (BotCommandScopeAllPrivateChats(), False),
+    ]
     return [
         (scope, [BotCommand(name, text) for name, text in ui.menu_entries(t, listing(group))])
-        for scope, group in ((BotCommandScopeAllGroupChats(), True), (AllPrivateChats(), False))
+        for scope, group in scopes
     ]
