@@ -11,12 +11,7 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
-from telegram import (
-    BotCommand,
-    BotCommandScopeAllGroupChats,
-    BotCommandScopeAllPrivateChats,
-    Update,
-)
+from telegram import Update
 from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
@@ -31,6 +26,7 @@ from .storage.keys import CHAT_OWNER_PREFIX, Keys
 from .storage.store import Store, cluster_client_if_needed, open_client
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
+from .telegram.commands import menus as command_menus
 from .telegram.handlers import Dispatcher
 from .telegram.rate_limit import RedisRateLimiter
 from .telegram.sender import Sender
@@ -45,30 +41,6 @@ STOP_WAIT_S = 5
 LONGEST_BACKOFF_S = 5.0  # a failing background loop tries again at least this often
 FAILURE_LOG_EVERY_S = 10.0  # and says so at most this often
 
-GROUP_COMMANDS = [
-    ("newgame", N_("open a game of Coup")),
-    ("join", N_("join the open game")),
-    ("leave", N_("leave the game")),
-    ("startgame", N_("start the game now")),
-    ("board", N_("show the table")),
-    ("top", N_("the group's best players")),
-    ("claims", N_("who claimed which character")),
-    ("replay", N_("replay the last game")),
-    ("cancel", N_("cancel the game")),
-    ("settings", N_("time limits and language")),
-    ("rules", N_("the rules")),
-    ("help", N_("how to play")),
-]
-PRIVATE_COMMANDS = [
-    ("start", N_("let the bot write to you")),
-    ("language", N_("choose your language")),
-    ("stats", N_("your rating, games and bluffs")),
-    ("replay", N_("replay your last game")),
-    ("top", N_("the best players of all groups")),
-    ("leave", N_("leave your game")),
-    ("rules", N_("the rules")),
-    ("help", N_("how to play")),
-]
 # The bot's profile: what a person sees before pressing Start (512 and 120 characters at most).
 DESCRIPTION = N_(
     "Play Coup, the bluffing card game, with your friends in a Telegram group. Add me to "
@@ -194,15 +166,8 @@ class Runtime:
         catalogs = self.service.catalogs
         for lang in (*catalogs.languages, None):
             t = catalogs.get(lang or DEFAULT_LANGUAGE)
-            for scope, commands in (
-                (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
-                (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
-            ):
-                await self.bot.set_my_commands(
-                    [BotCommand(name, t.gettext(text)) for name, text in commands],
-                    scope=scope,
-                    language_code=lang,
-                )
+            for scope, commands in command_menus(t):  # from the command table
+                await self.bot.set_my_commands(commands, scope=scope, language_code=lang)
             await self.bot.set_my_description(t.gettext(DESCRIPTION), language_code=lang)
             await self.bot.set_my_short_description(
                 t.gettext(SHORT_DESCRIPTION), language_code=lang

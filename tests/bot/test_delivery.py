@@ -13,9 +13,9 @@ from tests.bot.play import open_and_start, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import Call, TelegramSim
 from tgbot.config import Deadlines
-from tgbot.rendering import ui
 from tgbot.storage.keys import chat_owner
 from tgbot.storage.store import OUTBOX_TTL_S
+from tgbot.telegram.commands import help_text
 from tgbot.telegram.rate_limit import safe_group_limit
 
 WRITES = ("sendMessage", "editMessageText")
@@ -46,7 +46,7 @@ async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
         assert await h.store.outbox_head(chat_owner(group)) is not None  # not waited for
         loner = TgUser(8101, "Loner")
         await h.say(loner, loner.id, "/help")  # delivered while the group waits
-        assert sim.messages(loner.id)[-1].text == ui.help_text(h.catalogs.get("ka"))
+        assert sim.messages(loner.id)[-1].text == help_text(h.catalogs.get("ka"))
         await h.until(lambda: len(writes_to(sim, group)) >= safe_group_limit(20))
         assert len(writes_to(sim, group)) == safe_group_limit(20) == 18
         assert await h.store.outbox_head(chat_owner(group)) is not None
@@ -94,8 +94,8 @@ async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
         assert await h.record_of_chat(old) is None
         assert (await h.store.chat_settings(new)).get("lang") == "en"
         await h.replied(old)  # the replies to /help went to the new chat
-        help_text = ui.help_text(h.catalogs.get("en"))
-        assert h.sim.text_of(new).count(help_text) == 3
+        help = help_text(h.catalogs.get("en"))
+        assert h.sim.text_of(new).count(help) == 3
         for u in users[1:]:
             await h.press_text(u, new, join)
         await h.press_text(users[0], new, h.tr("▶️ Start", "en"))
@@ -164,6 +164,8 @@ async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
         with caplog.at_level(logging.WARNING, logger="tgbot.telegram.sender"):
             await h.store.redis.delete(h.store.keys.game(record.id))
             await h.delivered(record.id)
+            # The outbox is emptied a moment before the line is logged: wait for the line.
+            await h.until(lambda: any("is gone" in r.getMessage() for r in caplog.records))
         dropped = [r for r in caplog.records if "is gone" in r.getMessage()]
         assert len(dropped) == 1 and record.id in dropped[0].getMessage()
         assert await h.store.pending_mark(record.id) is None

@@ -12,6 +12,7 @@ from tgbot.rendering import ui
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
 from tgbot.simulation import play_random_game
+from tgbot.telegram.commands import help_text
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 GEORGIAN = range(0x10A0, 0x1100)
@@ -74,7 +75,7 @@ def test_boards_and_prompts_render_in_georgian() -> None:
     assert georgian(ui.board_text(t, view_of(game), names))
     assert georgian(ui.final_text(t, view_of(game), names))
     assert len(view_of(game).final_cards) == 3
-    assert georgian(ui.rules_text(t)) and georgian(ui.help_text(t))
+    assert georgian(ui.rules_text(t)) and georgian(help_text(t))
     assert view_of(game).winner in names
 
 

@@ -39,6 +39,7 @@ from tgbot.rendering.texts import (
     variant_name,
 )
 from tgbot.service.records import GameRecord, Seat, Timing
+from tgbot.service.settings import ChatSettings
 from tgbot.service.step_messages import StepMessages, answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
@@ -382,7 +383,7 @@ def test_foreign_aid_has_a_row_of_its_own() -> None:
 def test_settings_buttons_fit_a_full_row(lang: str) -> None:
     t = CATALOGS.get(lang)
     for values in zip(*(ui.SETTING_CHOICES[k] for k in ui.SETTING_CHOICES), strict=False):
-        current = dict(zip(ui.SETTING_CHOICES, values, strict=True))
+        current = ChatSettings.from_stored(dict(zip(ui.SETTING_CHOICES, values, strict=True)))
         for row in ui.settings_screen(t, current).keyboard:
             assert len(row) == 1 and len(row[0]["text"]) <= FULL_ROW, row
 
@@ -638,20 +639,20 @@ def test_first_prompt_shows_the_hand_once() -> None:
 def test_help_lists_each_command_once(lang: str) -> None:
     """/help is one list (issue 19 had appended a second block repeating /stats and /top):
     each command once per chat kind, and every command of the menus is there."""
-    from tgbot.bootstrap import GROUP_COMMANDS, PRIVATE_COMMANDS
+    from tgbot.telegram.commands import help_text, listing
 
     t = CATALOGS.get(lang)
-    text = ui.help_text(t)
+    text = help_text(t)
     sections = text.split("\n\n")
     group = [ln.split(":")[0] for ln in sections[1].split("\n")[1:]]
     private = [ln.split(":")[0] for ln in sections[2].split("\n")[1:]]
     assert len(group) == len(set(group)) and len(private) == len(set(private))
-    for name, _ in GROUP_COMMANDS:
-        if name != "help":
-            assert f"/{name}" in group, name
-    for name, _ in PRIVATE_COMMANDS:
-        if name not in ("help", "rules", "leave"):
-            assert f"/{name}" in private, name
+    for line in listing(group=True):
+        if line.name != "help":
+            assert f"/{line.name}" in group, line.name
+    for line in listing(group=False):
+        if line.name not in ("help", "rules", "leave"):
+            assert f"/{line.name}" in private, line.name
     assert text.count("/stats") == 1 and text.count("/top") == 2 and text.count("/claims") == 1
     assert len(sections) == 4
 

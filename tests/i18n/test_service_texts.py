@@ -17,9 +17,10 @@ from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.service.outcomes import Notice, Refusal, Said, engine_refusal
 
 ROOT = Path(__file__).resolve().parents[2]
-# The rooms that speak no language. tgbot/telegram/ joins them once the handlers' own
-# texts ("Too fast: wait a moment.", ...) have moved to rendering as well.
-SPEECHLESS = [ROOT / "tgbot" / "service"]
+# The rooms that speak no language.
+SPEECHLESS = [ROOT / "tgbot" / room for room in ("service", "storage", "engine", "ai")]
+# tgbot/telegram makes no text either (tests/i18n/test_edge_has_no_gettext.py), but its
+# command table carries the help lines as N_ markers, which rendering translates.
 SOURCES = sorted(path for folder in SPEECHLESS for path in folder.glob("*.py"))
 SPEAKING_NAMES = {"gettext", "ngettext", "pgettext", "npgettext", "dgettext", "_", "N_", "NC_"}
 KEYWORDS = {"N_": None, "NC_": ((1, "c"), 2), "gettext": None, "ngettext": (1, 2)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..engine import (
     VARIANT_ACTIONS,
@@ -512,37 +513,44 @@ def examine_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
 # ---- commands ------------------------------------------------------------------------
 
 
-def help_text(t: Translator) -> str:
-    """What the bot does and its commands, each once."""
-    return t.gettext(
-        "🎲 Coup: a card game of bluffing for 2–6 players.\n\n"
-        "In a group:\n"
-        "/newgame: open a game\n"
-        "/join: join the open game\n"
-        "/leave: leave the game\n"
-        "/startgame: start now\n"
-        "/cancel: cancel the game (its creator or an admin)\n"
-        "/board: show the table again\n"
-        "/claims: who has claimed which character in this game\n"
-        "/top: the group's best players by rating\n"
-        "/replay: the public log of the group's last game\n"
-        "/settings: time limits, language, answers, variant (admins)\n"
-        "/rules: the rules\n\n"
-        "In private:\n"
-        "/start: let me write to you (needed to play)\n"
-        "/language: choose your language\n"
-        "/stats: your rating, games, wins and bluffs\n"
-        "/top: the best players of all groups\n"
-        "/replay: replay your last game\n\n"
-        "Your cards and your buttons come here, in private. The group sees the table. "
-        "Too few players? The game's creator can add AI players (🤖) in the lobby."
-    ) + (
-        "\n"  # under the last paragraph: /help stays four paragraphs
-        + t.gettext(
-            "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in /settings, "
-            "and /rules explains it."
-        )
+@dataclass(frozen=True, slots=True)
+class CommandLine:
+    """A command as /help and the menus list it: its name and what it does (msgids)."""
+
+    name: str
+    menu: str  # the menu's short description
+    help: str | None = None  # its /help line; None: listed in the menu only
+
+
+def help_text(t: Translator, group: Sequence[CommandLine], private: Sequence[CommandLine]) -> str:
+    """What the bot does and its commands, each once per kind of chat (from the table)."""
+
+    def section(title: str, lines: Sequence[CommandLine]) -> str:
+        listed = [f"/{c.name}: {t.gettext(c.help)}" for c in lines if c.help is not None]
+        return "\n".join([title, *listed])
+
+    return "\n\n".join(
+        [
+            t.gettext("🎲 Coup: a card game of bluffing for 2–6 players."),
+            section(t.gettext("In a group:"), group),
+            section(t.gettext("In private:"), private),
+            # The variants' line under the last paragraph: /help stays four paragraphs.
+            t.gettext(
+                "Your cards and your buttons come here, in private. The group sees the table. "
+                "Too few players? The game's creator can add AI players (🤖) in the lobby."
+            )
+            + "\n"
+            + t.gettext(
+                "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in "
+                "/settings, and /rules explains it."
+            ),
+        ]
     )
+
+
+def menu_entries(t: Translator, lines: Sequence[CommandLine]) -> list[tuple[str, str]]:
+    """A command menu: each command's name and its short description."""
+    return [(c.name, t.gettext(c.menu)) for c in lines]
 
 
 def rules_text(t: Translator) -> str:
@@ -676,38 +684,74 @@ def next_setting(key: str, current: str) -> str:
     )
 
 
-def settings_screen(t: Translator, current: dict[str, str]) -> Screen:
+class ShownSettings(Protocol):
+    """What the settings screen shows of a group's settings (service.settings.ChatSettings)."""
+
+    @property
+    def language(self) -> str:
+        """The group's language code."""
+
+    @property
+    def turn(self) -> int:
+        """Seconds for a turn."""
+
+    @property
+    def response(self) -> int:
+        """Seconds to answer a claim."""
+
+    @property
+    def lose_card(self) -> int:
+        """Seconds to choose the card to lose."""
+
+    @property
+    def exchange(self) -> int:
+        """Seconds to choose the cards to keep."""
+
+    @property
+    def lobby(self) -> int:
+        """Seconds a lobby waits before it starts."""
+
+    @property
+    def afk_limit(self) -> int:
+        """Missed turns before a player is removed."""
+
+    @property
+    def answers(self) -> str:
+        """Where the answers to a claim are pressed: "table" or "private"."""
+
+    @property
+    def variant(self) -> Variant:
+        """The variant of new games."""
+
+
+def settings_screen(t: Translator, current: ShownSettings) -> Screen:
     """The group's settings; each button switches one of them to its next value."""
-    language = t.gettext("Georgian") if current["lang"] == "ka" else t.gettext("English")
+    language = t.gettext("Georgian") if current.language == "ka" else t.gettext("English")
     labels = {
         "lang": t.gettext("🌐 Language: {value}").format(value=language),
-        "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, int(current["turn"]))),
+        "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, current.turn)),
         "response": t.gettext("⏳ Responses: {value}").format(
-            value=seconds_text(t, int(current["response"]))
+            value=seconds_text(t, current.response)
         ),
         "lose_card": t.gettext("🔻 Losing a card: {value}").format(
-            value=seconds_text(t, int(current["lose_card"]))
+            value=seconds_text(t, current.lose_card)
         ),
         "exchange": t.gettext("🔄 Exchange: {value}").format(
-            value=seconds_text(t, int(current["exchange"]))
+            value=seconds_text(t, current.exchange)
         ),
-        "lobby": t.gettext("🎲 Lobby: {value}").format(
-            value=seconds_text(t, int(current["lobby"]))
-        ),
+        "lobby": t.gettext("🎲 Lobby: {value}").format(value=seconds_text(t, current.lobby)),
         "afk_limit": t.ngettext(
             "💤 Removed after {n} missed turn",
             "💤 Removed after {n} missed turns",
-            int(current["afk_limit"]),
-        ).format(n=current["afk_limit"]),
+            current.afk_limit,
+        ).format(n=current.afk_limit),
         "answers": t.gettext("🗳 Answers: {value}").format(
             value=t.gettext("at the table")
-            if current.get("answers", "table") == "table"
+            if current.answers == "table"
             else t.gettext("in private")
         ),
         # TRANSLATORS: the variant setting's button; {value} is the variant's name.
-        "variant": t.gettext("🃏 {value}").format(
-            value=variant_name(t, Variant(current.get("variant", Variant.BASE.value)))
-        ),
+        "variant": t.gettext("🃏 {value}").format(value=variant_name(t, current.variant)),
     }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
     return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])

@@ -28,6 +28,7 @@ from .outcomes import Notice, Refusal, Said
 from .plan import Send
 from .records import CANCELLED, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
+from .settings import ChatSettings
 from .step_messages import (
     StepMessages,
 )
@@ -103,10 +104,13 @@ class ServiceCore:
         """The translator for a person's private chat."""
         return self.catalogs.get(await self.person_language(person))
 
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """A group's settings (the defaults where its admins chose nothing)."""
+        return ChatSettings.from_stored(await self.store.chat_settings(chat_id), self.defaults)
+
     async def group_language(self, chat_id: int) -> str:
         """A group's language (Georgian until its admins choose)."""
-        lang = (await self.store.chat_settings(chat_id)).get("lang")
-        return lang if lang in LANGUAGES else "ka"
+        return (await self.chat_settings(chat_id)).language
 
     async def group_translator(self, chat_id: int) -> Translator:
         """The translator for a group."""

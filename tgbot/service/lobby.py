@@ -29,6 +29,7 @@ from .outcomes import Notice, Refusal, Said
 from .plan import Edit, Send
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Origin, Person, Reply, UserError
+from .settings import ChatSettings
 from .step_messages import (
     LOBBY_REF,
     TURN_REF,
@@ -42,32 +43,21 @@ log = logging.getLogger(__name__)
 
 def chat_variant(settings: dict[str, str]) -> Variant:
     """A group's variant setting (the base game until its admins choose another)."""
-    try:
-        return Variant.parse(settings.get("variant", Variant.BASE.value))
-    except ValueError:
-        return Variant.BASE
+    return ChatSettings.from_stored(settings).variant
 
 
 class LobbyRoom(ServiceCore):
     """Games before they start, and games that close before their end."""
 
     async def _timing(self, chat_id: int) -> Timing:
-        settings = await self.store.chat_settings(chat_id)
-        d = self.defaults
-
-        def pick(name: str, default: int) -> int:
-            try:
-                return int(settings.get(name, default))
-            except ValueError:
-                return default
-
+        s = await self.chat_settings(chat_id)
         return Timing(
-            turn=pick("turn", d.turn),
-            response=pick("response", d.response),
-            lose_card=pick("lose_card", d.lose_card),
-            exchange=pick("exchange", d.exchange),
-            lobby=pick("lobby", d.lobby),
-            afk_limit=pick("afk_limit", d.afk_limit),
+            turn=s.turn,
+            response=s.response,
+            lose_card=s.lose_card,
+            exchange=s.exchange,
+            lobby=s.lobby,
+            afk_limit=s.afk_limit,
         )
 
     def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
@@ -80,20 +70,19 @@ class LobbyRoom(ServiceCore):
     async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
         """A new lobby's record, with the group's settings of now."""
         timing = await self._timing(chat_id)
-        settings = await self.store.chat_settings(chat_id)
-        answers = settings.get("answers")
+        settings = await self.chat_settings(chat_id)
         now = self.now_ms()
         return GameRecord(
             id="".join(secrets.choice(ID_ALPHABET) for _ in range(10)),
             chat_id=chat_id,
             thread_id=thread_id,
-            lang=await self.group_language(chat_id),
+            lang=settings.language,
             creator=creator,
             timing=timing,
             deadline_ms=now + timing.lobby * 1000,
             created_ms=now,
-            answers="private" if answers == "private" else "table",
-            variant=chat_variant(settings).value,
+            answers=settings.answers,
+            variant=settings.variant.value,
         )
 
     async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> Said:

@@ -1,25 +1,49 @@
-"""Thin handlers: parse an update, call the game service, send what it returns."""
+"""Thin handlers: parse an update, call the game service, send what it returns.
+
+python-telegram-bot's handlers match and parse the updates (`CommandHandler`,
+`CallbackQueryHandler`, `ChatMemberHandler`, `MessageHandler` with its filters), as its
+`ConversationHandler` uses them: `check_update` says whether one applies and what it found
+(a command's arguments, a pattern's match). `Dispatcher.process` runs the first that
+applies inside the update's lease and returns what the press is answered, so that the
+webhook can answer it in its HTTP response; polling runs the same `process`.
+
+Not `Application.process_update`: it hands a handler's exception to the error handlers and
+returns nothing, where the webhook needs the answer, and a storage error to answer 503
+(Telegram then retries); and without persistence it keeps every chat and user id it sees.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import unicodedata
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, overload
 
-from telegram import Bot, CallbackQuery, Message, Update, User
+from telegram import Bot, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
+from telegram.ext import (
+    BaseHandler,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
 from ..rendering import history as history_texts
-from ..rendering import notices, ui
-from ..rendering.i18n import LANGUAGES, Translator
-from ..service.game_service import AdminCheck, Duplicate, GameService, NeedsStart
-from ..service.lobby import chat_variant
+from ..rendering import notices, replies, ui
+from ..rendering.i18n import Catalogs, Translator
+from ..service.game_service import AdminCheck, Duplicate, GameService
 from ..service.outcomes import Said
-from ..service.results import Origin, Person, Reply, UserError
+from ..service.results import CallbackResult, Origin, Person, Reply, UserError
+from ..service.settings import ChatSettings
 from ..tasks import settle
 from .answers import CallbackAnswer
+from .commands import COMMANDS, Command, CommandCall
 from .keyboards import markup
 from .sender import Sender
 
@@ -29,8 +53,13 @@ GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 THROTTLE_WINDOW_S = 10
 NAME_LIMIT = 40
 _JOINERS = {"\u200c", "\u200d"}  # zero-width (non-)joiner: part of emoji and some scripts
-# Commands that need a person who can sit at the table and get cards privately.
-_PLAYER_COMMANDS = frozenset({"newgame", "join", "leave", "startgame"})
+# The button families, by their data's prefix; any other data is a game's button.
+LANGUAGE_BUTTON = re.compile(r"lang\.(.*)", re.DOTALL)
+SETTING_BUTTON = re.compile(r"cfg\.(.*)", re.DOTALL)
+REPLAY_BUTTON = re.compile(re.escape(history_texts.REPLAY_BUTTON_PREFIX))
+
+Route = Callable[[Update, Any], Coroutine[Any, Any, CallbackAnswer | None]]
+Handler = BaseHandler[Update, Any, CallbackAnswer | None]
 
 
 def clean_name(raw: str, limit: int = NAME_LIMIT) -> str:
@@ -62,6 +91,46 @@ def offers(message: object, data: str) -> bool:
     return any(getattr(b, "callback_data", None) == data for row in rows for b in row)
 
 
+@overload
+def service_text(catalogs: Catalogs, outcome: UserError | Said) -> str: ...
+@overload
+def service_text(catalogs: Catalogs, outcome: CallbackResult) -> str | None: ...
+def service_text(catalogs: Catalogs, outcome: UserError | CallbackResult | Said) -> str | None:
+    """What the person reads of a service's refusal or result (None: nothing): the one
+    place where what the service said becomes words, in the language it resolved."""
+    said = outcome.said if isinstance(outcome, UserError | CallbackResult) else outcome
+    return None if said is None else notices.say(catalogs.get(said.lang), said)
+
+
+class ButtonFamily(CallbackQueryHandler[Any, CallbackAnswer | None]):
+    """python-telegram-bot's handler for the presses whose data matches `pattern` (its
+    own check lets a press without data through every pattern: not this one)."""
+
+    def check_update(self, update: object) -> re.Match[str] | None:
+        """The pattern's match on the press's data, or None."""
+        found = super().check_update(update)
+        return found if isinstance(found, re.Match) else None
+
+
+def where(command: Command) -> filters.BaseFilter:
+    """The chats a command works in, as a filter (new messages only, not edits)."""
+    chats = {
+        (True, False): filters.ChatType.GROUPS,
+        (False, True): filters.ChatType.PRIVATE,
+        (True, True): filters.ChatType.GROUPS | filters.ChatType.PRIVATE,
+    }[(command.group is not None, command.private is not None)]
+    return filters.UpdateType.MESSAGE & chats
+
+
+def first_match(handlers: list[Handler], update: Update) -> tuple[Route, Any] | None:
+    """The first handler that applies to the update, with what its check found."""
+    for handler in handlers:
+        found = handler.check_update(update)
+        if found is not None and found is not False:
+            return handler.callback, found
+    return None
+
+
 class Dispatcher:
     """Routes every kind of update the bot cares about; the same for webhook and polling."""
 
@@ -79,6 +148,24 @@ class Dispatcher:
         self.store = service.store
         self._deliveries: set[asyncio.Task[None]] = set()
         service.on_commit = self.deliver_later
+        # Presses are counted before they are matched (a forged one counts too).
+        self._buttons: list[Handler] = [
+            ButtonFamily(self._language_pressed, pattern=LANGUAGE_BUTTON),
+            ButtonFamily(self._setting_pressed, pattern=SETTING_BUTTON),
+            ButtonFamily(self._replay_pressed, pattern=REPLAY_BUTTON),  # issue 19
+            CallbackQueryHandler(self._game_pressed),  # any other data: a game's button
+        ]
+        # Unknown commands, and commands addressed to another bot, match none: quiet.
+        self._others: list[Handler] = [
+            ChatMemberHandler(self._membership_changed, ChatMemberHandler.MY_CHAT_MEMBER),
+            MessageHandler(
+                filters.UpdateType.MESSAGE & filters.StatusUpdate.MIGRATE, self._migrated
+            ),
+            MessageHandler(
+                filters.UpdateType.MESSAGE & filters.StatusUpdate.LEFT_CHAT_MEMBER, self._left
+            ),
+            *(CommandHandler(c.name, self._command_route(c), where(c)) for c in COMMANDS),
+        ]
 
     async def deliver_later(self, owner: str) -> None:
         """Deliver a committed step's messages (or a reply) without holding up the update."""
@@ -133,14 +220,12 @@ class Dispatcher:
 
     async def _route(self, update: Update) -> CallbackAnswer | None:
         if update.callback_query is not None:
-            return await self._callback(update.callback_query, update.update_id)
-        if update.my_chat_member is not None:
-            member = update.my_chat_member
-            if member.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
-                await self.service.chat_closed(member.chat.id)
-        elif update.message is not None:
-            await self._message(update.message, update.update_id)
-        return None
+            return await self._press(update)
+        message = update.message
+        if message is not None and not isinstance(message.text, str | None):
+            return None  # de_json lets a text through that is no string: no command
+        route = first_match(self._others, update)
+        return None if route is None else await route[0](update, route[1])
 
     async def _over_limit(self, who: int) -> int:
         """Count an update from `who`: 0 within the limit, 1 for the first one over it in
@@ -170,32 +255,88 @@ class Dispatcher:
 
         return check
 
+    def _settings(self, stored: Mapping[str, str]) -> ChatSettings:
+        """A group's settings from its stored hash, with the configured defaults."""
+        return ChatSettings.from_stored(stored, self.service.defaults)
+
+    # ---- the chat and its members ----------------------------------------------------
+
+    async def _membership_changed(self, update: Update, _: object) -> None:
+        member = update.my_chat_member
+        assert member is not None  # what ChatMemberHandler(MY_CHAT_MEMBER) matched
+        if member.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+            await self.service.chat_closed(member.chat.id)
+
+    async def _migrated(self, update: Update, _: object) -> None:
+        message = update.message
+        assert message is not None
+        if message.migrate_to_chat_id:  # said in the old group (the new one says "from")
+            await self.service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
+
+    async def _left(self, update: Update, _: object) -> None:
+        message = update.message
+        assert message is not None and message.left_chat_member is not None
+        if message.left_chat_member.id == self.bot.id:
+            await self.service.chat_closed(message.chat.id)
+
     # ---- buttons -------------------------------------------------------------------
 
-    async def _callback(self, query: CallbackQuery, update_id: int) -> CallbackAnswer:
+    async def _press(self, update: Update) -> CallbackAnswer:
+        query = update.callback_query
+        assert query is not None
         person = person_of(query.from_user)
         over = await self._over_limit(person.id)
         if over:
             if over == 1:
                 t = await self.service.translator_for(person)
-                return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
+                return CallbackAnswer(query.id, replies.too_fast(t))
             return CallbackAnswer(query.id)  # stops the spinner, says nothing
+        route = first_match(self._buttons, update)
+        assert route is not None  # the last button handler takes every press
+        answer = await route[0](update, route[1])
+        assert answer is not None
+        return answer
+
+    async def _not_valid(self, query_id: str, person: Person) -> CallbackAnswer:
+        t = await self.service.translator_for(person)
+        return CallbackAnswer(query_id, replies.button_not_valid(t), True)
+
+    async def _language_pressed(self, update: Update, found: re.Match[str]) -> CallbackAnswer:
+        query = update.callback_query
+        assert query is not None
+        person = person_of(query.from_user)
+        message = query.message
+        if message is None or message.chat.id != person.id:  # the screen is in private
+            return await self._not_valid(query.id, person)
+        try:
+            said = await self.service.set_language(person, found.group(1))
+        except UserError as err:
+            return CallbackAnswer(query.id, service_text(self.service.catalogs, err))
+        return CallbackAnswer(query.id, service_text(self.service.catalogs, said))
+
+    async def _replay_pressed(self, update: Update, _: re.Match[str]) -> CallbackAnswer:
+        query = update.callback_query
+        assert query is not None and isinstance(query.data, str)
+        person = person_of(query.from_user)
+        result = await self.service.history.replay_pressed(person, query.data, update.update_id)
+        return CallbackAnswer(query.id, service_text(self.service.catalogs, result), result.alert)
+
+    async def _game_pressed(self, update: Update, _: object) -> CallbackAnswer:
+        query = update.callback_query
+        assert query is not None
+        person = person_of(query.from_user)
         data = query.data if isinstance(query.data, str) else ""
         message = query.message
         chat_id = message.chat.id if message is not None else None
-        if data.startswith("lang."):
-            if chat_id != person.id:  # the language screen lives in the private chat
-                return await self._not_valid(query, person)
-            return CallbackAnswer(query.id, await self._language_chosen(person, data[5:]))
-        if data.startswith("cfg."):
-            return await self._setting_pressed(query, person, data[4:], update_id)
-        if data.startswith(history_texts.REPLAY_BUTTON_PREFIX):  # issue 19 hook: Replay button
-            result = await self.service.history.replay_pressed(person, data, update_id)
-            return CallbackAnswer(query.id, self._toast(result.said), result.alert)
         result = await self.service.press(
-            person, data, update_id, is_admin=self._admin_check(person.id), chat_id=chat_id
+            person,
+            data,
+            update.update_id,
+            is_admin=self._admin_check(person.id),
+            chat_id=chat_id,
         )
-        answer = CallbackAnswer(query.id, self._toast(result.said), result.alert, result.url)
+        toast = service_text(self.service.catalogs, result)
+        answer = CallbackAnswer(query.id, toast, result.alert, result.url)
         if result.edit is not None and message is not None:
             try:
                 await query.edit_message_text(
@@ -203,37 +344,20 @@ class Dispatcher:
                 )
             except RetryAfter:  # the private chat's short window, never a group's
                 t = await self.service.translator_for(person)
-                return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
+                return CallbackAnswer(query.id, replies.too_fast(t))
             except (BadRequest, Forbidden) as err:
                 # Too old, deleted, or unchanged: the press changes nothing, and says so.
                 if "not modified" not in err.message.lower():
                     log.warning("edit after press in chat %s refused: %s", chat_id, err.message)
                     t = await self.service.translator_for(person)
-                    return CallbackAnswer(query.id, t.gettext("This button is out of date."))
+                    return CallbackAnswer(query.id, replies.button_out_of_date(t))
         return answer
 
-    async def _not_valid(self, query: CallbackQuery, person: Person) -> CallbackAnswer:
-        t = await self.service.translator_for(person)
-        return CallbackAnswer(query.id, t.gettext("This button is not valid."), True)
-
-    async def _language_chosen(self, person: Person, lang: str) -> str:
-        try:
-            said = await self.service.set_language(person, lang)
-        except UserError as err:
-            said = err.said
-        return self._words(said)
-
-    def _words(self, said: Said) -> str:
-        """What the service said (a refusal or a notice) in words, in the language it chose."""
-        return notices.say(self.service.catalogs.get(said.lang), said)
-
-    def _toast(self, said: Said | None) -> str | None:
-        """A press's toast: what the service said, if anything."""
-        return None if said is None else self._words(said)
-
-    async def _setting_pressed(
-        self, query: CallbackQuery, person: Person, key: str, update_id: int
-    ) -> CallbackAnswer:
+    async def _setting_pressed(self, update: Update, found: re.Match[str]) -> CallbackAnswer:
+        query = update.callback_query
+        assert query is not None
+        person = person_of(query.from_user)
+        key = found.group(1)
         message = query.message
         if (
             message is None
@@ -241,29 +365,27 @@ class Dispatcher:
             or key not in ui.SETTING_CHOICES
             or not offers(message, f"cfg.{key}")  # forged onto another message (the lobby)
         ):
-            return await self._not_valid(query, person)
+            return await self._not_valid(query.id, person)
         chat_id = message.chat.id
         if not await self._admin_check(person.id)(chat_id):
             t = await self.service.translator_for(person)
-            return CallbackAnswer(
-                query.id, t.gettext("Only group admins can change the settings."), True
-            )
+            return CallbackAnswer(query.id, replies.settings_for_admins(t), True)
 
         def change(stored: dict[str, str]) -> dict[str, str]:
-            return {key: ui.next_setting(key, self._settings(stored)[key])}
+            return {key: ui.next_setting(key, self._settings(stored).stored_value(key))}
 
         # Read and written in one compare-and-set with the update's mark: two presses at
         # once both count, a second delivery of one press counts once.
-        written = await self.store.change_chat_settings(chat_id, update_id, change)
+        written = await self.store.change_chat_settings(chat_id, update.update_id, change)
         if written is None:
             raise Duplicate
         current = self._settings(written)
-        screen = ui.settings_screen(self.service.catalogs.get(current["lang"]), current)
+        t = self.service.catalogs.get(current.language)
+        screen = ui.settings_screen(t, current)
         try:
             await query.edit_message_text(screen.text, reply_markup=markup(screen.keyboard))
         except RetryAfter:  # the group's window is full: never waited for in a handler
-            t = self.service.catalogs.get(current["lang"])
-            return CallbackAnswer(query.id, t.gettext("Too fast: wait a moment."))
+            return CallbackAnswer(query.id, replies.too_fast(t))
         except ChatMigrated as err:  # the group became a supergroup: its game follows
             await self.service.chat_migrated(chat_id, err.new_chat_id)
         except BadRequest as err:
@@ -271,37 +393,27 @@ class Dispatcher:
                 log.warning("settings edit in chat %s refused: %s", chat_id, err.message)
         return CallbackAnswer(query.id)
 
-    def _settings(self, stored: dict[str, str]) -> dict[str, str]:
-        """A group's settings: what it stored, else the defaults."""
-        d = self.service.defaults
-        lang = stored.get("lang", "")
-        return {
-            "lang": lang if lang in LANGUAGES else "ka",
-            "turn": stored.get("turn", str(d.turn)),
-            "response": stored.get("response", str(d.response)),
-            "lose_card": stored.get("lose_card", str(d.lose_card)),
-            "exchange": stored.get("exchange", str(d.exchange)),
-            "lobby": stored.get("lobby", str(d.lobby)),
-            "afk_limit": stored.get("afk_limit", str(d.afk_limit)),
-            "answers": "private" if stored.get("answers") == "private" else "table",
-            "variant": chat_variant(stored).value,
-        }
+    # ---- commands --------------------------------------------------------------------
 
-    # ---- messages and commands -----------------------------------------------------
+    def _command_route(self, command: Command) -> Route:
+        """The route of one command of the table: CommandHandler found it and its words."""
 
-    async def _message(self, message: Message, update_id: int) -> None:
-        if message.migrate_to_chat_id:
-            await self.service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
-            return
-        if message.left_chat_member is not None and message.left_chat_member.id == self.bot.id:
-            await self.service.chat_closed(message.chat.id)
-            return
-        text = message.text if isinstance(message.text, str) else ""
-        if not text.startswith("/") or message.from_user is None:
-            return
-        command, _, args = text[1:].partition(" ")
-        command, _, addressee = command.partition("@")
-        if addressee and addressee.lower() != (self.bot.username or "").lower():
+        async def route(update: Update, found: tuple[list[str], object]) -> CallbackAnswer | None:
+            assert update.message is not None
+            await self._command(command, update.message, update.update_id, " ".join(found[0]))
+            return None  # a command's reply is queued, never a press's answer
+
+        return route
+
+    async def _translator(self, chat_id: int, person: Person, group: bool) -> Translator:
+        service = self.service
+        return await (
+            service.group_translator(chat_id) if group else service.translator_for(person)
+        )
+
+    async def _command(self, command: Command, message: Message, update_id: int, args: str) -> None:
+        """Run a command of the table and queue its reply (unless it queued its own)."""
+        if message.from_user is None:
             return
         person = person_of(message.from_user)
         # Sent on behalf of a chat: the group itself (one of its anonymous admins, the
@@ -315,127 +427,21 @@ class Dispatcher:
         if over:
             if over == 1:
                 t = await self._translator(message.chat.id, person, group)
-                await self.service.reply(origin, Reply(t.gettext("Too fast: wait a moment.")))
+                await self.service.reply(origin, Reply(replies.too_fast(t)))
             return
-        try:
-            reply = await self._command(
-                command.lower(),
-                args.strip(),
-                person,
-                group,
-                origin,
-                on_behalf is not None,
-                anonymous_admin,
-            )
-        except UserError as err:
-            reply = Reply(self._words(err.said))
-        if reply is not None:
-            await self.service.reply(origin, reply)
-
-    async def _translator(self, chat_id: int, person: Person, group: bool) -> Translator:
-        service = self.service
-        return await (
-            service.group_translator(chat_id) if group else service.translator_for(person)
-        )
-
-    async def _command(
-        self,
-        command: str,
-        args: str,
-        person: Person,
-        group: bool,
-        origin: Origin,
-        on_behalf: bool,
-        anonymous_admin: bool,
-    ) -> Reply | None:
-        """Run a command; return the reply to queue, or None when it queued its own."""
-        service = self.service
-        chat_id = origin.chat_id
-        update_id = origin.update_id
-        t = await self._translator(chat_id, person, group)
-        if command == "help":
-            return Reply(ui.help_text(t))
-        if command == "rules":  # the group's variant; in private, the game one is in
-            if group:
-                return Reply(await service.group_rules(chat_id, t))
-            return Reply(await service.person_rules(person, t))
-        if not group:
-            return await self._private_command(command, args, person, origin)
-        admin_check = self._admin_check(person.id, chat_id if anonymous_admin else None)
-        if command == "board":
-            return await service.board(chat_id)
-        if command == "top":
-            return await service.leaderboard(chat_id)
-        if command == "claims":  # issue 19 hook
-            return service.history.claims(await service.game_of_chat(chat_id), t)
-        if command == "replay":  # issue 19 hook: the group's last game, public log only
-            await service.history.replay_for_group(origin, t)
-            return None
-        if command == "settings":
-            if not await admin_check(chat_id):
-                return Reply(t.gettext("Only group admins can change the settings."))
-            screen = ui.settings_screen(t, self._settings(await self.store.chat_settings(chat_id)))
-            return Reply(screen.text, screen.keyboard)
-        if on_behalf and command in _PLAYER_COMMANDS:
+        t = await self._translator(message.chat.id, person, group)
+        admin_check = self._admin_check(person.id, message.chat.id if anonymous_admin else None)
+        call = CommandCall(self.service, person, origin, group, args, t, admin_check)
+        if command.seated and on_behalf is not None:
             # Someone writing as the group (an anonymous admin) or as a channel has no
             # private chat for the cards and no seat at the table: they may cancel a game
             # (as an admin) and use the other commands, but they cannot open, join, start
             # or leave one; opening a lobby for nobody would only leave it to time out.
-            return Reply(t.gettext("To play, write as yourself, not as the group or a channel."))
-        if command == "newgame":
-            return await service.new_game(chat_id, origin.thread_id, person, update_id)
-        record = await service.game_of_chat(chat_id)
-        if record is None:
-            return Reply(t.gettext("No game here. Start one with /newgame."))
-        if command == "join":
+            reply: Reply | None = Reply(replies.write_as_yourself(t))
+        else:
             try:
-                await service.join(record.id, person, update_id, reply_to=origin)
-            except NeedsStart:
-                return await self._open_the_bot_first(person, record.id)
-            return None
-        if command == "leave":
-            await service.leave_lobby_or_game(record.id, person, update_id, reply_to=origin)
-            return None
-        if command == "startgame":
-            await service.start_game(record.id, person, update_id)
-            return None
-        if command == "cancel":
-            await service.cancel(record.id, person, admin_check, update_id)
-            return None
-        return None
-
-    async def _open_the_bot_first(self, person: Person, game_id: str) -> Reply:
-        """The reply to /join from someone the bot may not write to yet: a deep link."""
-        t = await self.service.translator_for(person)
-        text = t.gettext("{name}, open the bot and press Start, and you're in.")
-        button = {"text": t.gettext("🤖 Open the bot"), "url": self.service.join_link(game_id)}
-        return Reply(text.format(name=person.name), [[button]])
-
-    async def _private_command(
-        self, command: str, args: str, person: Person, origin: Origin
-    ) -> Reply | None:
-        service = self.service
-        if command == "start":
-            await service.private_started(person, args or None, origin)
-            return None
-        if command == "stats":
-            return await service.my_stats(person)
-        if command == "top":  # issue 19 hook: the board of all groups
-            return await service.history.top(None, await service.translator_for(person))
-        if command == "claims":  # issue 19 hook
-            record = await service.game_of_person(person.id)
-            return service.history.claims(record, await service.translator_for(person))
-        if command == "replay":  # issue 19 hook: public log, then the person's own view
-            await service.history.replay_for_person(person, origin, args)
-            return None
-        if command == "language":
-            screen = ui.language_screen(await service.translator_for(person))
-            return Reply(screen.text, screen.keyboard)
-        if command == "leave":
-            record = await service.game_of_person(person.id)
-            t = await service.translator_for(person)
-            if record is None:
-                return Reply(t.gettext("You are not in a game."))
-            await service.leave_lobby_or_game(record.id, person, origin.update_id, origin)
-            return None
-        return None
+                reply = await command.run(call)
+            except UserError as err:
+                reply = Reply(service_text(self.service.catalogs, err))
+        if reply is not None:
+            await self.service.reply(origin, reply)

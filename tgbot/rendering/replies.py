@@ -1,0 +1,48 @@
+"""The Telegram edge's own short answers: throttling, buttons that do not belong, rights."""
+
+from __future__ import annotations
+
+from .i18n import Translator
+from .ui import Button, Screen
+
+
+def too_fast(t: Translator) -> str:
+    """To someone over the per-person limit (said once a window), or when a chat is busy."""
+    return t.gettext("Too fast: wait a moment.")
+
+
+def button_not_valid(t: Translator) -> str:
+    """A press of a button that does not belong on that message or in that chat."""
+    return t.gettext("This button is not valid.")
+
+
+def button_out_of_date(t: Translator) -> str:
+    """A press on a message that can no longer be changed."""
+    return t.gettext("This button is out of date.")
+
+
+def settings_for_admins(t: Translator) -> str:
+    """/settings, or a settings button, from someone who is not an admin of the group."""
+    return t.gettext("Only group admins can change the settings.")
+
+
+def no_game_here(t: Translator) -> str:
+    """A game command in a group without a game."""
+    return t.gettext("No game here. Start one with /newgame.")
+
+
+def write_as_yourself(t: Translator) -> str:
+    """A command that needs a seat at the table, sent as the group or as a channel."""
+    return t.gettext("To play, write as yourself, not as the group or a channel.")
+
+
+def not_in_a_game(t: Translator) -> str:
+    """/leave in private from someone in no game."""
+    return t.gettext("You are not in a game.")
+
+
+def open_the_bot_first(t: Translator, name: str, link: str) -> Screen:
+    """The answer to /join from someone the bot may not write to yet: a deep link."""
+    text = t.gettext("{name}, open the bot and press Start, and you're in.").format(name=name)
+    button: Button = {"text": t.gettext("🤖 Open the bot"), "url": link}
+    return Screen(text, [[button]])
