@@ -4,7 +4,15 @@ to a group command in that player's (rendered at the edge from what the service 
 
 from __future__ import annotations
 
-from tests.telegram_sim.harness import TgUser, running_bot
+import pytest
+
+from tests.telegram_sim.harness import TgUser, free_port, running_bot, serve
+from tests.telegram_sim.server import TelegramSim, build_sim_app
+from tgbot.bootstrap import Runtime
+from tgbot.config import Config
+from tgbot.rendering import notices
+from tgbot.service.outcomes import Refusal, Said
+from tgbot.service.results import Person, UserError
 
 from .play import GROUP
 
@@ -60,3 +68,36 @@ async def test_refusals_and_notices_reach_each_reader_in_their_language(
         assert answer["text"] == h.tr("You are already in this game.")
         unknown = await h.press(guest, guest.id, 1, "lang.xx")
         assert unknown["text"] == h.tr("Unknown language.")
+
+
+
+async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
+    redis_server_url: str,
+) -> None:
+    """The game's record vanished (expired, say) between the look-up of the group's game
+    and the join: refused as over in the language of the one who asked."""
+    port = free_port()
+    async with serve(build_sim_app(TelegramSim()), port):
+        config = Config(
+            bot_token="123456:gone",
+            redis_url=redis_server_url,
+            api_base_url=f"http://127.0.0.1:{port}/bot",
+        )
+        runtime = await Runtime.create(config)
+        try:
+            service = runtime.service
+            host, guest = Person(1020, "Host", "ka"), Person(1021, "Guest", "en")
+            for person in (host, guest):
+                await service.private_started(person, None)
+            await service.new_game(-1020, None, host)
+            record = await service.game_of_chat(-1020)
+            assert record is not None
+            await service.store.redis.delete(service.keys.game(record.id))
+            with pytest.raises(UserError) as refused:
+                await service.join(record.id, guest)
+            assert refused.value.said == Said(Refusal.GAME_OVER, "en")
+            words = notices.say(service.catalogs.get("en"), refused.value.said)
+            assert words == "This game is over."
+            await runtime.dispatcher.drain(10)
+        finally:
+            await runtime.close()

@@ -142,10 +142,12 @@ class ServiceCore:
         extra_watch: tuple[str, ...] = (),
         update_id: int | None = None,
         reply: tuple[Origin, Reply] | None = None,
+        lang: str | None = None,
     ) -> GameRecord:
         """Load the game, let `change` alter it and queue writes, save compare-and-set.
 
-        `reply` goes to the outbox of the chat the update came from, in the same transaction.
+        `reply` goes to the outbox of the chat the update came from, in the same transaction;
+        `lang` is the language of whoever asked (a game gone by now is refused in it).
         """
         key = self.keys.game(game_id)
         result: list[GameRecord] = []
@@ -172,7 +174,7 @@ class ServiceCore:
         try:
             await self.store.atomic(watch, build, update_id)
         except _Skip:
-            raise UserError(Refusal.GAME_OVER) from None  # in the default language
+            raise UserError(Refusal.GAME_OVER, lang) from None
         await self._committed(game_id)
         return result[0]
 

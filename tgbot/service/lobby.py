@@ -240,7 +240,7 @@ class LobbyRoom(ServiceCore):
         if reply_to is not None:
             text = notices.say(self.catalogs.get(lang), joined)
             reply = (reply_to, Reply(_joined(lead, text)))
-        await self._mutate(game_id, change, (user_key,), update_id, reply)
+        await self._mutate(game_id, change, (user_key,), update_id, reply, lang)
         return joined
 
     async def leave_lobby_or_game(
@@ -280,7 +280,7 @@ class LobbyRoom(ServiceCore):
         reply = None
         if reply_to is not None:
             reply = (reply_to, Reply(notices.say(self.catalogs.get(lang), left)))
-        await self._mutate(game_id, change, (), update_id, reply)
+        await self._mutate(game_id, change, (), update_id, reply, lang)
         return left
 
     async def start_game(
@@ -300,7 +300,7 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.NO_HUMAN, lang)
             self._start(record, writes)
 
-        await self._mutate(game_id, change, (), update_id)
+        await self._mutate(game_id, change, (), update_id, lang=lang)
 
     async def change_ai(
         self, game_id: str, person: Person, add: bool, update_id: int | None = None
@@ -327,7 +327,7 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
             writes.send(record.id, self._lobby_edit(record))
 
-        await self._mutate(game_id, change, (), update_id)
+        await self._mutate(game_id, change, (), update_id, lang=lang)
         return Said(Notice.AI_CHANGED, lang)
 
     def _start(self, record: GameRecord, writes: Writes) -> None:
@@ -369,7 +369,7 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.GAME_OVER, lang)
             self._cancel(record, writes)
 
-        await self._mutate(game_id, change, (), update_id)
+        await self._mutate(game_id, change, (), update_id, lang=lang)
 
     def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
         group_t = self.catalogs.get(record.lang)

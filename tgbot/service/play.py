@@ -138,7 +138,7 @@ class PlayRoom(LobbyRoom):
             self._apply_step(record, game, events, writes)
 
         try:
-            await self._mutate(game_id, change, (), update_id)
+            await self._mutate(game_id, change, (), update_id, lang=lang)
         except UserError as err:
             return CallbackResult(err.said, alert=not table)
         return CallbackResult(Said(Notice.DECIDED, lang))
