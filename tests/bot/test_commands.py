@@ -53,7 +53,7 @@ def test_help_and_the_menus_list_the_table() -> None:
             expected = [
                 f"/{c.name}: {t.gettext(said.help)}"
                 for c in COMMANDS
-                if (said := c.said_in(in_group)) is not None and said.help is not None
+                if (said := c.listing_in(in_group)) is not None and said.help is not None
             ]
             assert lines == expected
             menu = menu_of(t, in_group)
@@ -61,7 +61,7 @@ def test_help_and_the_menus_list_the_table() -> None:
             offered = [
                 (c.name, t.gettext(said.menu))
                 for c in COMMANDS
-                if (said := c.said_in(in_group)) is not None and said.menu is not None
+                if (said := c.listing_in(in_group)) is not None and said.menu is not None
             ]
             assert menu == offered
             # Every /help line is in the menu too, and in the same order.

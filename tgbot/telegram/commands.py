@@ -47,7 +47,7 @@ Run = Callable[[CommandCall], Awaitable[Reply | None]]
 
 
 @dataclass(frozen=True, slots=True)
-class Said:
+class Listing:
     """What a command says of itself in one kind of chat (msgids)."""
 
     menu: str | None  # its menu entry; None: it works, but neither menu nor /help lists it
@@ -60,11 +60,11 @@ class Command:
 
     name: str
     run: Run
-    group: Said | None = None
-    private: Said | None = None
+    group: Listing | None = None
+    private: Listing | None = None
     seated: bool = False  # needs a person who can sit at the table and get cards privately
 
-    def said_in(self, group: bool) -> Said | None:
+    def listing_in(self, group: bool) -> Listing | None:
         """What it says of itself in a group (or in private); None where it does not work."""
         return self.group if group else self.private
 
@@ -185,72 +185,75 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "start",
         _start,
-        private=Said(N_("let the bot write to you"), N_("let me write to you (needed to play)")),
+        private=Listing(N_("let the bot write to you"), N_("let me write to you (needed to play)")),
     ),
     Command(
         "language",
         _language,
-        private=Said(N_("choose your language"), N_("choose your language")),
+        private=Listing(N_("choose your language"), N_("choose your language")),
     ),
     Command(
         "stats",
         _stats,
-        private=Said(
+        private=Listing(
             N_("your rating, games and bluffs"), N_("your rating, games, wins and bluffs")
         ),
     ),
     Command(
         "newgame",
         _newgame,
-        group=Said(N_("open a game of Coup"), N_("open a game")),
+        group=Listing(N_("open a game of Coup"), N_("open a game")),
         seated=True,
     ),
     Command(
-        "join", _join, group=Said(N_("join the open game"), N_("join the open game")), seated=True
+        "join",
+        _join,
+        group=Listing(N_("join the open game"), N_("join the open game")),
+        seated=True,
     ),
     Command(
         "leave",
         _leave,
-        group=Said(N_("leave the game"), N_("leave the game")),
-        private=Said(N_("leave your game")),
+        group=Listing(N_("leave the game"), N_("leave the game")),
+        private=Listing(N_("leave your game")),
         seated=True,
     ),
     Command(
         "startgame",
         _startgame,
-        group=Said(N_("start the game now"), N_("start now")),
+        group=Listing(N_("start the game now"), N_("start now")),
         seated=True,
     ),
     Command(
         "cancel",
         _cancel,
-        group=Said(N_("cancel the game"), N_("cancel the game (its creator or an admin)")),
+        group=Listing(N_("cancel the game"), N_("cancel the game (its creator or an admin)")),
     ),
-    Command("board", _board, group=Said(N_("show the table"), N_("show the table again"))),
+    Command("board", _board, group=Listing(N_("show the table"), N_("show the table again"))),
     Command(
         "claims",
         _claims,
-        group=Said(
+        group=Listing(
             N_("who claimed which character"), N_("who has claimed which character in this game")
         ),
-        private=Said(None),
+        private=Listing(None),
     ),
     Command(
         "top",
         _top,
-        group=Said(N_("the group's best players"), N_("the group's best players by rating")),
-        private=Said(N_("the best players of all groups"), N_("the best players of all groups")),
+        group=Listing(N_("the group's best players"), N_("the group's best players by rating")),
+        private=Listing(N_("the best players of all groups"), N_("the best players of all groups")),
     ),
     Command(
         "replay",
         _replay,
-        group=Said(N_("replay the last game"), N_("the public log of the group's last game")),
-        private=Said(N_("replay your last game"), N_("replay your last game")),
+        group=Listing(N_("replay the last game"), N_("the public log of the group's last game")),
+        private=Listing(N_("replay your last game"), N_("replay your last game")),
     ),
     Command(
         "settings",
         _settings,
-        group=Said(
+        group=Listing(
             N_("time limits and language"),
             N_("time limits, language, answers, variant (admins)"),
         ),
@@ -258,10 +261,10 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "rules",
         _rules,
-        group=Said(N_("the rules"), N_("the rules")),
-        private=Said(N_("the rules")),
+        group=Listing(N_("the rules"), N_("the rules")),
+        private=Listing(N_("the rules")),
     ),
-    Command("help", _help, group=Said(N_("how to play")), private=Said(N_("how to play"))),
+    Command("help", _help, group=Listing(N_("how to play")), private=Listing(N_("how to play"))),
 )
 
 
@@ -269,7 +272,7 @@ def listing(group: bool) -> list[CommandLine]:
     """The commands a kind of chat lists (menu and /help), in the table's order."""
     lines = []
     for command in COMMANDS:
-        said = command.said_in(group)
+        said = command.listing_in(group)
         if said is not None and said.menu is not None:
             lines.append(CommandLine(command.name, said.menu, said.help))
     return lines
