@@ -8,7 +8,6 @@ from tgbot.engine import Action, Character, Decision, codes
 from tgbot.engine.decisions import KeepCards, ShowCard, TakeAction
 from tgbot.rendering import buttons
 
-TELEGRAM_DATA_BYTES = 64  # Bot API: callback_data is 1-64 bytes
 LONGEST_ID, LONGEST_CONTEXT = "z" * 16, 999_999_999
 
 
@@ -20,7 +19,7 @@ def test_the_longest_button_fits_and_reads_back_with_its_context() -> None:
     ]
     for decision in longest:
         data = buttons.pack(LONGEST_ID, LONGEST_CONTEXT, buttons.encode_decision(decision, seats))
-        assert len(data.encode()) <= TELEGRAM_DATA_BYTES
+        assert len(data.encode()) <= buttons.MAX_DATA_BYTES
         pressed = buttons.unpack(data)
         assert (pressed.game_id, pressed.context) == (LONGEST_ID, LONGEST_CONTEXT)
         assert buttons.decode_decision(pressed.code, seats) == decision

@@ -42,13 +42,14 @@ from .decisions import (
 from .errors import IllegalDecision, Reason
 from .events import Event, PrivateEvent
 from .game import Game, Phase
-from .rng import GameRandom
+from .rng import SEED_BITS, GameRandom
 from .serial import SCHEMA_VERSION, game_from_dict, game_to_dict
 from .view import PlayerView, SeatView, view_of
 
 __all__ = [
     "ACTIONS",
     "SCHEMA_VERSION",
+    "SEED_BITS",
     "VARIANT_ACTIONS",
     "Action",
     "ActionSpec",

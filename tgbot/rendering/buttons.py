@@ -25,6 +25,8 @@ PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
 BACK = "tb"
 _PICKER_ACTION = {code: action for action, code in codes.ACTION_CODES.items()}
 
+MAX_DATA_BYTES = 64  # Bot API: callback_data is 1-64 bytes
+# At most 16 + 1 + 9 + 1 + 8 = 35 bytes, well within MAX_DATA_BYTES.
 _DATA = re.compile(r"^([a-z0-9]{6,16})\.(\d{1,9})\.([A-Za-z0-9]{1,8})$")
 
 
