@@ -13,6 +13,7 @@ DEFAULT_PERSON_UPDATES_PER_10S = 30
 DEFAULT_RECORD_DAYS = 30  # RECORD_DAYS: how long a finished game's record is kept
 DAY_S = 24 * 3600
 LONGEST_DEADLINE_S = DAY_S  # no decision or lobby waits longer than this
+HIGHEST_PORT = 65535
 
 
 class ConfigError(Exception):
@@ -145,7 +146,7 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         webhook_secret=secret,
         webhook_path=env.get("WEBHOOK_PATH", defaults.webhook_path),
         listen_host=env.get("LISTEN_HOST", defaults.listen_host),
-        listen_port=_int(env, "PORT", defaults.listen_port, 1, 65535),
+        listen_port=_int(env, "PORT", defaults.listen_port, 1, HIGHEST_PORT),
         log_level=level,
         api_base_url=env.get("TELEGRAM_API_URL", defaults.api_base_url),
         data_dir=Path(env.get("DATA_DIR", str(defaults.data_dir))),
@@ -155,6 +156,6 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         deadlines=deadlines,
         messages_per_second=_int(env, "MESSAGES_PER_SECOND", defaults.messages_per_second, 1, 1000),
         startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", defaults.startup_wait_s, 0, 600),
-        metrics_port=_int(env, "METRICS_PORT", defaults.metrics_port, 0, 65535),
+        metrics_port=_int(env, "METRICS_PORT", defaults.metrics_port, 0, HIGHEST_PORT),
         record_days=_int(env, "RECORD_DAYS", defaults.record_days, 1, 3650),
     )
