@@ -1,7 +1,9 @@
 """Complete 6-player random games per second: our engine beside coupml 0.1.1.
 
 Random legal play for both: pick a player who may decide, then one of their legal
-decisions, uniformly. Run: `python bench/engine.py [--seconds S] [--rounds R]`
+decisions, uniformly. The engines take turns of a quarter second within each round, so
+that a busy machine slows them alike; the ratio is taken per round, and its median and
+spread printed. Run: `python bench/engine.py [--seconds S] [--rounds R]`
 (coupml comes with `pip install -e '.[bench]'`). The base game is compared with coupml;
 the variants of VARIANTS.md (which coupml does not have) are reported for our engine only.
 """
@@ -15,10 +17,11 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
-from tgbot.engine import Game, Variant
+from tgbot.engine import SEED_BITS, Game, Variant
 
 PLAYERS = 6
 T = TypeVar("T")
@@ -31,7 +34,7 @@ def pick(driver: random.Random, options: Sequence[T]) -> T:
 
 def ours(driver: random.Random, variant: Variant = Variant.BASE) -> int:
     """Play one game on our engine; return the number of decisions."""
-    game, _ = Game.new(list(range(1, PLAYERS + 1)), driver.getrandbits(64), variant=variant)
+    game, _ = Game.new(list(range(1, PLAYERS + 1)), driver.getrandbits(SEED_BITS), variant=variant)
     decisions = 0
     while not game.over:
         player = pick(driver, game.awaiting().players)
@@ -68,22 +71,39 @@ def coupml_game(driver: random.Random) -> int:
     return decisions
 
 
-def measure(play: Callable[[random.Random], int], seconds: float, seed: int) -> tuple[float, float]:
-    """Return (games per second, microseconds per decision) over about `seconds`."""
-    driver = random.Random(seed)
-    games = decisions = 0
-    started = time.perf_counter()
-    while (elapsed := time.perf_counter() - started) < seconds:
-        decisions += play(driver)
-        games += 1
-    return games / elapsed, elapsed / decisions * 1e6
+@dataclass
+class Tally:
+    """One engine's games, decisions and time in a round."""
+
+    driver: random.Random
+    games: int = 0
+    decisions: int = 0
+    elapsed: float = 0.0
+
+
+def measure(
+    plays: dict[str, Callable[[random.Random], int]], seconds: float, seed: int, slice_s: float
+) -> dict[str, tuple[float, float]]:
+    """(games per second, microseconds per decision) of each engine over about `seconds`,
+    taken in turns of `slice_s`, so that every engine sees the same load on a busy machine."""
+    tallies = {name: Tally(random.Random(seed)) for name in plays}
+    while any(t.elapsed < seconds for t in tallies.values()):
+        for name, play in plays.items():
+            t = tallies[name]
+            started = time.perf_counter()
+            while (spent := time.perf_counter() - started) < slice_s:
+                t.decisions += play(t.driver)
+                t.games += 1
+            t.elapsed += spent
+    return {n: (t.games / t.elapsed, t.elapsed / t.decisions * 1e6) for n, t in tallies.items()}
 
 
 def main() -> None:
-    """Alternate the engines for a few rounds and print the medians and the ratio."""
+    """Interleave the engines for a few rounds; print the medians and the ratio's spread."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per engine and round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--slice", type=float, default=0.25, help="seconds per turn")
     parser.add_argument("--base-only", action="store_true", help="skip the variants")
     args = parser.parse_args()
     print(f"machine: {platform.machine()} {platform.processor() or ''} cpus={os.cpu_count()}")
@@ -93,19 +113,21 @@ def main() -> None:
         for variant in list(Variant)[1:]:
             plays[f"ours {variant.value}"] = partial(ours, variant=variant)
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in plays}
+    ratios = []
     for r in range(args.rounds):
-        for name, play in plays.items():
-            results[name].append(measure(play, args.seconds, seed=r))
-    medians = {}
+        round_ = measure(plays, args.seconds, r, args.slice)
+        for name, figures in round_.items():
+            results[name].append(figures)
+        ratios.append(round_["ours"][0] / round_["coupml"][0])
     width = max(7, *(len(name) for name in results))
     for name, runs in results.items():
         gps = statistics.median(g for g, _ in runs)
         usd = statistics.median(u for _, u in runs)
-        medians[name] = gps
         print(
             f"{name:{width}s} {gps:8.0f} games/s  {usd:6.1f} us/decision  (median of {len(runs)})"
         )
-    print(f"ratio ours/coupml: {medians['ours'] / medians['coupml']:.2f} (base game)")
+    spread = " ".join(f"{x:.2f}" for x in ratios)
+    print(f"ratio ours/coupml: {statistics.median(ratios):.2f} (base game; rounds: {spread})")
     if not args.base_only:
         print("the variants: our engine only (coupml has none)")
 

@@ -15,6 +15,7 @@ import random
 import sys
 
 from tgbot.engine import (
+    SEED_BITS,
     Action,
     Game,
     IllegalDecision,
@@ -39,7 +40,7 @@ def trace(games_per_variant: int) -> str:
         for _ in range(games_per_variant):
             ids = driver.sample(range(1, 10**9), driver.randint(2, 6))
             game, events = Game.new(
-                ids, driver.getrandbits(64), variant=variant, afk_limit=driver.randint(1, 3)
+                ids, driver.getrandbits(SEED_BITS), variant=variant, afk_limit=driver.randint(1, 3)
             )
             put([e.to_dict() for e in events])
             steps = 0

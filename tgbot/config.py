@@ -10,6 +10,10 @@ from .rendering.i18n import default_locales_dir
 
 DEFAULT_LOCALES = default_locales_dir()
 DEFAULT_PERSON_UPDATES_PER_10S = 30
+DEFAULT_RECORD_DAYS = 30  # RECORD_DAYS: how long a finished game's record is kept
+DAY_S = 24 * 3600
+LONGEST_DEADLINE_S = DAY_S  # no decision or lobby waits longer than this
+HIGHEST_PORT = 65535
 
 
 class ConfigError(Exception):
@@ -61,7 +65,12 @@ class Config:
     person_updates_per_10s: int = DEFAULT_PERSON_UPDATES_PER_10S
     startup_wait_s: int = 10  # how long a start keeps trying to reach Redis and Telegram
     metrics_port: int = 0  # polling mode's /metrics port (0: none); webhook mode uses PORT
-    record_days: int = 30  # how long a finished game's record (for /replay) is kept
+    record_days: int = DEFAULT_RECORD_DAYS  # how long a finished game's record is kept
+
+    @property
+    def record_ttl_s(self) -> int:
+        """How long a finished game's record is kept, in seconds."""
+        return self.record_days * DAY_S
 
     def __repr__(self) -> str:
         redis = "set" if self.redis_url else None  # the token and secrets never get printed
@@ -114,37 +123,39 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         secret and not 1 <= len(secret) <= 256
     ):
         raise ConfigError("WEBHOOK_SECRET may hold only A-Z, a-z, 0-9, _ and - (1-256 chars)")
-    level = env.get("LOG_LEVEL", "INFO").upper()
+    # Each default is written once, in the settings classes above.
+    times, defaults = Deadlines(), Config(bot_token=token)
+    level = env.get("LOG_LEVEL", defaults.log_level).upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
     redis_url = env.get("REDIS_URL") or None
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
     deadlines = Deadlines(
-        turn=_int(env, "TURN_SECONDS", 90, 10, 86400),
-        response=_int(env, "RESPONSE_SECONDS", 30, 5, 86400),
-        lose_card=_int(env, "LOSE_CARD_SECONDS", 45, 5, 86400),
-        exchange=_int(env, "EXCHANGE_SECONDS", 60, 5, 86400),
-        lobby=_int(env, "LOBBY_SECONDS", 120, 10, 86400),
-        afk_limit=_int(env, "AFK_LIMIT", 2, 1, 10),
+        turn=_int(env, "TURN_SECONDS", times.turn, 10, LONGEST_DEADLINE_S),
+        response=_int(env, "RESPONSE_SECONDS", times.response, 5, LONGEST_DEADLINE_S),
+        lose_card=_int(env, "LOSE_CARD_SECONDS", times.lose_card, 5, LONGEST_DEADLINE_S),
+        exchange=_int(env, "EXCHANGE_SECONDS", times.exchange, 5, LONGEST_DEADLINE_S),
+        lobby=_int(env, "LOBBY_SECONDS", times.lobby, 10, LONGEST_DEADLINE_S),
+        afk_limit=_int(env, "AFK_LIMIT", times.afk_limit, 1, 10),
     )
     return Config(
         bot_token=token,
         redis_url=redis_url,
         webhook_url=webhook_url,
         webhook_secret=secret,
-        webhook_path=env.get("WEBHOOK_PATH", "/telegram"),
-        listen_host=env.get("LISTEN_HOST", "0.0.0.0"),
-        listen_port=_int(env, "PORT", 8080, 1, 65535),
+        webhook_path=env.get("WEBHOOK_PATH", defaults.webhook_path),
+        listen_host=env.get("LISTEN_HOST", defaults.listen_host),
+        listen_port=_int(env, "PORT", defaults.listen_port, 1, HIGHEST_PORT),
         log_level=level,
-        api_base_url=env.get("TELEGRAM_API_URL", "https://api.telegram.org/bot"),
-        data_dir=Path(env.get("DATA_DIR", ".data")),
+        api_base_url=env.get("TELEGRAM_API_URL", defaults.api_base_url),
+        data_dir=Path(env.get("DATA_DIR", str(defaults.data_dir))),
         locales_dir=Path(env.get("LOCALES_DIR", str(DEFAULT_LOCALES))),
-        key_prefix=env.get("REDIS_KEY_PREFIX", "coup"),
-        redis_buckets=_int(env, "REDIS_BUCKETS", 8, 1, 1024),
+        key_prefix=env.get("REDIS_KEY_PREFIX", defaults.key_prefix),
+        redis_buckets=_int(env, "REDIS_BUCKETS", defaults.redis_buckets, 1, 1024),
         deadlines=deadlines,
-        messages_per_second=_int(env, "MESSAGES_PER_SECOND", 30, 1, 1000),
-        startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", 10, 0, 600),
-        metrics_port=_int(env, "METRICS_PORT", 0, 0, 65535),
-        record_days=_int(env, "RECORD_DAYS", 30, 1, 3650),
+        messages_per_second=_int(env, "MESSAGES_PER_SECOND", defaults.messages_per_second, 1, 1000),
+        startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", defaults.startup_wait_s, 0, 600),
+        metrics_port=_int(env, "METRICS_PORT", defaults.metrics_port, 0, HIGHEST_PORT),
+        record_days=_int(env, "RECORD_DAYS", defaults.record_days, 1, 3650),
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tgbot.config import ConfigError, load_config
+from tgbot.config import DAY_S, Config, ConfigError, Deadlines, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "123456:SECRET-token-value"
@@ -60,6 +60,16 @@ def test_dotenv_is_read_and_environment_wins(tmp_path: Path) -> None:
     assert config.deadlines.turn == 120 and config.listen_port == 9100
     assert config.messages_per_second == 1000
     assert "SECRET" not in repr(config)
+
+
+def test_unset_variables_take_the_settings_classes_defaults(tmp_path: Path) -> None:
+    config = load_config({"BOT_TOKEN": TOKEN}, dotenv=tmp_path / "none.env")
+    assert config == Config(bot_token=TOKEN) and config.deadlines == Deadlines()
+    assert config.record_ttl_s == config.record_days * DAY_S == 30 * 86400
+    longest = load_config({"BOT_TOKEN": TOKEN, "TURN_SECONDS": "86400"}, tmp_path / "none.env")
+    assert longest.deadlines.turn == DAY_S
+    with pytest.raises(ConfigError, match="TURN_SECONDS"):
+        load_config({"BOT_TOKEN": TOKEN, "TURN_SECONDS": "86401"}, tmp_path / "none.env")
 
 
 def test_missing_token_names_the_variable() -> None:

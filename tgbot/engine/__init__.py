@@ -23,7 +23,17 @@ with a `Reason` and leaves the game unchanged. `game.version` grows with every c
 Each event is public (`recipient is None`) or private to one player (`recipient`).
 """
 
-from .cards import ACTIONS, VARIANT_ACTIONS, Action, ActionSpec, Allegiance, Character, Variant
+from .cards import (
+    ACTIONS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    VARIANT_ACTIONS,
+    Action,
+    ActionSpec,
+    Allegiance,
+    Character,
+    Variant,
+)
 from .decisions import (
     Awaiting,
     Block,
@@ -42,13 +52,16 @@ from .decisions import (
 from .errors import IllegalDecision, Reason
 from .events import Event, PrivateEvent
 from .game import Game, Phase
-from .rng import GameRandom
+from .rng import SEED_BITS, GameRandom
 from .serial import SCHEMA_VERSION, game_from_dict, game_to_dict
 from .view import PlayerView, SeatView, view_of
 
 __all__ = [
     "ACTIONS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
     "SCHEMA_VERSION",
+    "SEED_BITS",
     "VARIANT_ACTIONS",
     "Action",
     "ActionSpec",

@@ -210,13 +210,13 @@ class Game:
         self._after: dict[int, tuple[PlayerState, ...]] = {}  # clockwise from the next seat
         self._round: dict[int, tuple[PlayerState, ...]] = {}  # the same, ending with them
         self._aimed_at = {p.id: aimed_at(p.id) for p in players}
-        ring = players * 2
-        n = len(players)
-        for seat, p in enumerate(players):
-            pid = p.id
-            self._others[pid] = tuple(players[:seat] + players[seat + 1 :])
-            self._after[pid] = after = tuple(ring[seat + 1 : seat + n])
-            self._round[pid] = (*after, p)
+        seats = tuple(players)
+        ring = seats * 2
+        n = len(seats)
+        for seat, p in enumerate(seats):
+            self._others[p.id] = seats[:seat] + seats[seat + 1 :]
+            self._after[p.id] = ring[seat + 1 : seat + n]
+            self._round[p.id] = ring[seat + 1 : seat + n + 1]
         self.deck = deck  # the top of the deck is the end of the list
         self.treasury = treasury
         self.rng = rng
@@ -284,14 +284,14 @@ class Game:
             coins = STARTING_COINS
             if len(ids) == 2 and pid == first:
                 coins -= 1
-            players.append(PlayerState(id=pid, coins=coins, hidden=hand))
+            players.append(PlayerState(pid, coins, hand))
         treasury = TOTAL_COINS - sum(p.coins for p in players)
         game = cls(
             players,
             cards,
             treasury,
             rng,
-            TurnState(actor=first),
+            TurnState(first),
             afk_limit=afk_limit,
             variant=variant,
         )
@@ -313,7 +313,7 @@ class Game:
                     seats=tuple(ids), allegiances=tuple(sides[p.id] for p in players)
                 )
             )
-        opening += [ev.CardsDealt(player=p.id, cards=tuple(p.hidden)) for p in players]
+        opening += [ev.CardsDealt(p.id, tuple(p.hidden)) for p in players]
         opening.append(ev.TurnStarted(player=first, must_coup=False))
         return game, opening
 
@@ -1098,14 +1098,14 @@ class Game:
             self.rng.shuffle(self.deck)
 
     def _step_end_turn(self, out: list[ev.Event]) -> bool:
-        """The next living player clockwise begins their turn."""
+        """The next living player clockwise begins their turn, and decides now."""
         for nxt in self._round[self.turn.actor]:
             if nxt.hidden:
                 break
-        self.turn = TurnState(actor=nxt.id)
+        self.turn = TurnState(nxt.id)
         self.phase = Phase.TURN
         out.append(ev.TurnStarted(nxt.id, nxt.coins >= FORCED_COUP_COINS))
-        return False
+        return True
 
     def _end_game(self, winner: PlayerState, out: list[ev.Event]) -> None:
         self._return_drawn()

@@ -7,7 +7,8 @@ import random
 from collections.abc import MutableSequence
 from typing import Any
 
-_MASK64 = (1 << 64) - 1
+SEED_BITS = 64  # a game's seed: the generator's whole state is this many bits
+_MASK64 = (1 << SEED_BITS) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB

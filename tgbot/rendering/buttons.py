@@ -1,7 +1,10 @@
 """Button data: compact (Telegram allows 64 bytes), carrying the game and its context.
 
 Format: ``<game id>.<context version>.<code>``. The context version is the game version
-at which the buttons' decision was offered; a press from an older context is stale.
+at which the buttons' decision was offered; a press from an older context is stale. The
+code is a decision's code (engine/codes.py, the same as in the kept game record), a lobby
+code (one upper-case letter, never a whole decision code: "S" is Start, a ShowCard is "S"
+and a card), or a target picker's ("t" and an action's letter).
 """
 
 from __future__ import annotations
@@ -9,44 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..engine import (
-    Action,
-    Block,
-    Challenge,
-    Character,
-    Decision,
-    ForceExchange,
-    KeepCards,
-    LetKeep,
-    LoseCard,
-    Pass,
-    ShowCard,
-    TakeAction,
-)
-
-# One letter per character, in button data and in the kept record of a game (service/archive).
-CHARACTER_CODES = {
-    Character.DUKE: "d",
-    Character.ASSASSIN: "a",
-    Character.CAPTAIN: "c",
-    Character.AMBASSADOR: "m",
-    Character.CONTESSA: "t",
-    Character.INQUISITOR: "i",
-}
-_CODE_CHAR = {v: k for k, v in CHARACTER_CODES.items()}
-_ACTION_CODE = {
-    Action.INCOME: "i",
-    Action.FOREIGN_AID: "f",
-    Action.TAX: "x",
-    Action.EXCHANGE: "e",
-    Action.COUP: "c",
-    Action.ASSASSINATE: "a",
-    Action.STEAL: "s",
-    Action.EXAMINE: "y",
-    Action.CONVERT: "v",
-    Action.EMBEZZLE: "z",
-}
-_CODE_ACTION = {v: k for k, v in _ACTION_CODE.items()}
+from ..engine import Action, Decision, codes
 
 LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL = "J", "Q", "S", "X"
 LOBBY_ADD_AI, LOBBY_REMOVE_AI = "A", "R"
@@ -57,7 +23,10 @@ LOBBY_CODES = frozenset(
 ANSWER_HEADS = frozenset("CPB")  # Challenge, Pass, Block as ...: answers to a claim
 PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
 BACK = "tb"
+_PICKER_ACTION = {code: action for action, code in codes.ACTION_CODES.items()}
 
+MAX_DATA_BYTES = 64  # Bot API: callback_data is 1-64 bytes
+# At most 16 + 1 + 9 + 1 + 8 = 35 bytes, well within MAX_DATA_BYTES.
 _DATA = re.compile(r"^([a-z0-9]{6,16})\.(\d{1,9})\.([A-Za-z0-9]{1,8})$")
 
 
@@ -88,57 +57,15 @@ def unpack(data: str | None) -> ButtonPress:
 
 
 def encode_decision(decision: Decision, seats: list[int]) -> str:
-    """The code of a decision; targets travel as seat numbers, not user ids."""
-    if isinstance(decision, TakeAction):
-        code = _ACTION_CODE[decision.action]
-        return code if decision.target is None else f"{code}{seats.index(decision.target)}"
-    if isinstance(decision, Challenge):
-        return "C"
-    if isinstance(decision, Pass):
-        return "P"
-    if isinstance(decision, Block):
-        return "B" + CHARACTER_CODES[decision.character]
-    if isinstance(decision, LoseCard):
-        return "L" + CHARACTER_CODES[decision.character]
-    if isinstance(decision, ShowCard):
-        return "W" + CHARACTER_CODES[decision.character]
-    if isinstance(decision, LetKeep):
-        return "Y"
-    if isinstance(decision, ForceExchange):
-        return "F"
-    if isinstance(decision, KeepCards):
-        return "K" + "".join(CHARACTER_CODES[c] for c in decision.cards)
-    raise ValueError(f"no button code for {decision!r}")
+    """The code of a decision (engine/codes.py): targets travel as seats, not user ids."""
+    return codes.encode(decision, seats)
 
 
 def decode_decision(code: str, seats: list[int]) -> Decision:
     """The decision a code stands for, or raise BadButton."""
     try:
-        head, rest = code[0], code[1:]
-        if head == "C" and not rest:
-            return Challenge()
-        if head == "P" and not rest:
-            return Pass()
-        if head == "B" and len(rest) == 1:
-            return Block(_CODE_CHAR[rest])
-        if head == "L" and len(rest) == 1:
-            return LoseCard(_CODE_CHAR[rest])
-        if head == "W" and len(rest) == 1:
-            return ShowCard(_CODE_CHAR[rest])
-        if head == "Y" and not rest:
-            return LetKeep()
-        if head == "F" and not rest:
-            return ForceExchange()
-        if head == "K" and 1 <= len(rest) <= 2:
-            return KeepCards(tuple(_CODE_CHAR[c] for c in rest))
-        action = _CODE_ACTION[head]
-        if not rest:
-            return TakeAction(action)
-        seat = int(rest)
-        if not 0 <= seat < len(seats):
-            raise BadButton(code)
-        return TakeAction(action, seats[seat])
-    except (KeyError, ValueError, IndexError):
+        return codes.decode(code, seats)
+    except codes.BadCode:
         raise BadButton(code) from None
 
 
@@ -149,11 +76,11 @@ def is_answer(code: str) -> bool:
 
 def picker_code(action: Action) -> str:
     """The code of a button that opens the target picker for an action."""
-    return PICK_PREFIX + _ACTION_CODE[action]
+    return PICK_PREFIX + codes.ACTION_CODES[action]
 
 
 def picker_action(code: str) -> Action | None:
     """The action whose target picker a code opens, if it is such a code."""
     if len(code) == 2 and code[0] == PICK_PREFIX and code != BACK:
-        return _CODE_ACTION.get(code[1])
+        return _PICKER_ACTION.get(code[1])
     return None

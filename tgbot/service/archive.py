@@ -10,101 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import (
-    Action,
-    Block,
-    Challenge,
-    Character,
-    Decision,
-    ForceExchange,
-    Game,
-    IllegalDecision,
-    KeepCards,
-    LetKeep,
-    LoseCard,
-    Pass,
-    ShowCard,
-    TakeAction,
-    game_to_dict,
-)
+from ..engine import Action, Character, Game, IllegalDecision, codes, game_to_dict
 from ..engine import events as ev
-from ..engine.decisions import CHALLENGE, FORCE_EXCHANGE, LET_KEEP, PASS
-from ..rendering.buttons import CHARACTER_CODES
 from .records import GameRecord
 
 ARCHIVE_SCHEMA = 1
-TIMEOUT, LEAVE = "T", "Q"  # a timeout, and "<seat>Q" for a player who left
-# One letter per character (the buttons' letters) and per action (they never share a
-# position in a code).
-_CHAR = CHARACTER_CODES
-_CODE_CHAR = {v: k for k, v in _CHAR.items()}
-_ACTION = dict(zip(Action, "ifcxaseyvz", strict=True))
-_CODE_ACTION = {v: k for k, v in _ACTION.items()}
-_TARGET = re.compile(r"^([a-z])(\d)?$")
+# A move is "T" (a timeout), "<seat>Q" (that player left) or "<seat><decision code>", the
+# code of engine/codes.py (the same as the buttons'). Schema 1 has always written these
+# codes, so records of every age replay with the one codec.
+TIMEOUT, LEAVE = "T", "Q"
 
 
 class DoesNotReplay(Exception):
     """The record does not rebuild the game it recorded (corrupt, or the rules changed)."""
-
-
-def encode_move(decision: Decision, seats: list[int]) -> str:
-    """A decision as a short code (targets as seat numbers)."""
-    match decision:
-        case TakeAction(action, None):
-            return _ACTION[action]
-        case TakeAction(action, int(target)):
-            return f"{_ACTION[action]}{seats.index(target)}"
-        case Challenge():
-            return "C"
-        case Pass():
-            return "P"
-        case Block(character):
-            return "B" + _CHAR[character]
-        case LoseCard(character):
-            return "L" + _CHAR[character]
-        case KeepCards(cards):
-            return "K" + "".join(_CHAR[c] for c in cards)
-        case ShowCard(character):
-            return "S" + _CHAR[character]
-        case LetKeep():
-            return "Y"
-        case ForceExchange():
-            return "F"
-    raise ValueError(f"not a decision: {decision!r}")
-
-
-def decode_move(code: str, seats: list[int]) -> Decision:
-    """The decision a move code stands for (raises DoesNotReplay if it is not one)."""
-    try:
-        head, rest = code[0], code[1:]
-        if not rest and head in "CPYF":
-            plain: dict[str, Decision] = {
-                "C": CHALLENGE,
-                "P": PASS,
-                "Y": LET_KEEP,
-                "F": FORCE_EXCHANGE,
-            }
-            return plain[head]
-        if head == "B" and len(rest) == 1:
-            return Block(_CODE_CHAR[rest])
-        if head == "L" and len(rest) == 1:
-            return LoseCard(_CODE_CHAR[rest])
-        if head == "S" and len(rest) == 1:
-            return ShowCard(_CODE_CHAR[rest])
-        if head == "K" and rest:
-            return KeepCards(tuple(_CODE_CHAR[c] for c in rest))
-        match = _TARGET.match(code)
-        if match is None:
-            raise KeyError(code)
-        action = _CODE_ACTION[match.group(1)]
-        target = None if match.group(2) is None else seats[int(match.group(2))]
-        return TakeAction(action, target)
-    except (KeyError, IndexError):
-        raise DoesNotReplay(f"bad move code {code!r}") from None
 
 
 def note_move(record: GameRecord, now_ms: int, player: int | None, decision: Any) -> None:
@@ -116,7 +37,7 @@ def note_move(record: GameRecord, now_ms: int, player: int | None, decision: Any
     elif decision == LEAVE:
         code = f"{seats.index(player)}{LEAVE}"
     else:
-        code = f"{seats.index(player)}{encode_move(decision, seats)}"
+        code = f"{seats.index(player)}{codes.encode(decision, seats)}"
     record.moves.append(code)
     record.move_s.append(max(0, (now_ms - record.created_ms) // 1000))
 
@@ -198,6 +119,8 @@ class Replayed:
 
 def replay(archive: dict[str, Any]) -> Replayed:
     """Rebuild a game from its archive with the engine; DoesNotReplay if the result differs."""
+    if archive.get("v") != ARCHIVE_SCHEMA:
+        raise DoesNotReplay(f"game {archive.get('id')}: unknown record schema {archive.get('v')!r}")
     try:
         seats = [int(p[0]) for p in archive["players"]]
         game, opening = Game.new(
@@ -216,7 +139,7 @@ def replay(archive: dict[str, Any]) -> Replayed:
                 if rest == LEAVE:
                     events = game.leave(player)
                 else:
-                    events = game.apply(player, decode_move(rest, seats))
+                    events = game.apply(player, codes.decode(rest, seats))
             for e in events:
                 who, character = _claim_of(e)
                 if who is not None and character is not None and who in before:
@@ -231,9 +154,7 @@ def replay(archive: dict[str, Any]) -> Replayed:
                 if isinstance(e, ev.TurnStarted):
                     turn += 1
             done.steps.append(events)
-    except DoesNotReplay:
-        raise
-    except (IllegalDecision, KeyError, ValueError, TypeError, IndexError) as err:
+    except (IllegalDecision, codes.BadCode, KeyError, ValueError, TypeError, IndexError) as err:
         raise DoesNotReplay(f"game {archive.get('id')}: {err}") from None
     if (
         not game.over
