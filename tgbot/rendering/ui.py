@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..engine import (
+    MAX_PLAYERS,
     VARIANT_ACTIONS,
     Action,
     Allegiance,
@@ -32,8 +33,6 @@ from .texts import Names, cards_text, character_name, coins_text, variant_name
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
 Keyboard = list[list[Button]]
-
-MAX_PLAYERS = 6
 
 
 @dataclass(slots=True)

@@ -17,8 +17,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..config import Deadlines
-from ..engine import Game, game_to_dict
+from ..config import DAY_S, Deadlines
+from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
@@ -26,7 +26,7 @@ from ..storage.store import Store, Writes
 from .history import History
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
-from .records import CANCELLED, OVER, GameRecord
+from .records import CANCELLED, GAME_ID, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
 from .settings import ChatSettings
 from .step_messages import (
@@ -35,13 +35,11 @@ from .step_messages import (
 
 log = logging.getLogger(__name__)
 
-MAX_PLAYERS = 6
-MIN_PLAYERS = 2
 ID_ALPHABET = string.ascii_lowercase + string.digits
-RECORD_TTL_S = 7 * 24 * 3600  # an untouched game is dropped after a week
-FINISHED_TTL_S = 24 * 3600
+RECORD_TTL_S = 7 * DAY_S  # an untouched game is dropped after a week
+FINISHED_TTL_S = DAY_S
 DEADLINE_LEASE_MS = 30_000
-JOIN_PAYLOAD = re.compile(r"j[a-z0-9]{6,16}")  # /start j<game id>, the lobby's deep link
+JOIN_PAYLOAD = re.compile(rf"j{GAME_ID}")  # /start j<game id>, the lobby's deep link
 
 
 class _Skip(Exception):
@@ -74,7 +72,7 @@ class ServiceCore:
         defaults: Deadlines,
         bot_username: str,
         clock: Callable[[], float] = time.time,
-        new_seed: Callable[[], int] = lambda: secrets.randbits(64),
+        new_seed: Callable[[], int] = lambda: secrets.randbits(SEED_BITS),
     ) -> None:
         self.store = store
         self.keys = store.keys

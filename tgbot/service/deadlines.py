@@ -7,13 +7,12 @@ import logging
 import random
 
 from ..ai import choose
-from ..engine import view_of
+from ..engine import MIN_PLAYERS, view_of
 from ..storage.store import Writes
 from . import archive
 from .core import (
     DEADLINE_LEASE_MS,
     FINISHED_TTL_S,
-    MIN_PLAYERS,
     RECORD_TTL_S,
 )
 from .lobby import LobbyRoom

@@ -22,6 +22,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from ..config import DAY_S, DEFAULT_RECORD_DAYS
 from ..engine import Game
 from ..engine import events as ev
 from ..rendering import history as texts
@@ -32,16 +33,15 @@ from ..storage.store import Store, Writes
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
-from .records import GameRecord
+from .records import GAME_ID, GameRecord
 from .results import CallbackResult, Origin, Person, Reply, UserError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_RECORD_DAYS = 30
 MIN_PEOPLE = 2  # a game counts for ratings and stats with at least this many people
 TOP_PEOPLE, TOP_AI = 10, 5
-GAME_ID = re.compile(r"[a-z0-9]{6,16}")
-DAY_MS = 24 * 3600 * 1000
+GAME_ID_SHAPE = re.compile(GAME_ID)
+DAY_MS = DAY_S * 1000
 
 
 def ai_member(seat_id: int) -> str:
@@ -64,7 +64,7 @@ class History:
         self.catalogs = catalogs
         self.committed = committed
         self.clock = clock
-        self.record_ttl_s = DEFAULT_RECORD_DAYS * 24 * 3600
+        self.record_ttl_s = DEFAULT_RECORD_DAYS * DAY_S
         self.model = PlackettLuce()
 
     # ---- during a game -----------------------------------------------------------------
@@ -212,7 +212,7 @@ class History:
         """/replay in private: the public log and then the person's own view, in their
         language; `game_id` "" for their last game."""
         t = await self._translator(person)
-        if game_id and not GAME_ID.fullmatch(game_id):
+        if game_id and not GAME_ID_SHAPE.fullmatch(game_id):
             raise UserError(Refusal.NO_SUCH_GAME_ID, t.language)
         if not game_id:
             latest = await self.records.latest_games(self.records.keys.person_games(person.id), 1)
@@ -260,7 +260,7 @@ class History:
         return messages
 
     def _none_kept(self, t: Translator) -> UserError:
-        return UserError(Refusal.NO_RECORD_KEPT, t.language, days=self.record_ttl_s // 86400)
+        return UserError(Refusal.NO_RECORD_KEPT, t.language, days=self.record_ttl_s // DAY_S)
 
     async def _translator(self, person: Person) -> Translator:
         prefs = await self.store.user_prefs(person.id)

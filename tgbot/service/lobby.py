@@ -7,7 +7,7 @@ import logging
 import secrets
 from typing import Any
 
-from ..engine import Game, IllegalDecision, Variant
+from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision, Variant
 from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
@@ -16,8 +16,6 @@ from . import archive
 from .core import (
     ID_ALPHABET,
     JOIN_PAYLOAD,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     RECORD_TTL_S,
     AdminCheck,
     NeedsStart,

@@ -9,6 +9,7 @@ from ..engine import Game, Variant, game_from_dict
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
+GAME_ID = r"[a-z0-9]{6,16}"  # what a game id looks like wherever one is read back
 
 
 @dataclass(slots=True)
