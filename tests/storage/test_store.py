@@ -228,3 +228,45 @@ async def test_every_call_the_rate_limiter_spends_is_counted_in_redis(store: Sto
     for shard in range(4):
         counted += await store.redis.zcard(store.keys.bot_sends(True, shard))
     assert counted >= 10
+
+
+async def test_a_chat_s_messages_counted_together_keep_to_its_window(store: Store) -> None:
+    """Several messages of one chat are counted at once, ahead of now; then it is full."""
+    assert await store.take_chat(-9, 10_000, 5, 60_000, 3, 1_000) == (3, 0)
+    assert await store.take_chat(-9, 10_000, 5, 60_000, 3, 1_000) == (2, 0)
+    taken, wait = await store.take_chat(-9, 10_500, 5, 60_000, 1, 0)
+    # Counted at 11,000 (ahead), the first leave the window at 71,000: 60,500 ms away.
+    assert taken == 0 and 60_000 < wait <= 60_501
+    await store.hold_chat(-10, 5_000)
+    taken, wait = await store.take_chat(-10, int(time.time() * 1000), 5, 60_000, 3, 1_000)
+    assert taken == 0 and 4_000 < wait <= 5_000
+
+
+async def test_a_lane_s_calls_to_one_chat_are_counted_once_each_in_one_take(
+    store: Store,
+) -> None:
+    """A lane of three messages to a chat takes its window once; each is counted; an
+    optional edit takes its own slot; a 429 drops what was counted ahead."""
+    from telegram.error import RetryAfter
+
+    from tgbot.telegram.rate_limit import RedisRateLimiter
+
+    limiter = RedisRateLimiter(store)
+    window = store.keys.chat_sends(-11)
+    await limiter._chat_slot(-11, calls=3)
+    assert await store.redis.zcard(window) == 3  # counted together
+    await limiter._chat_slot(-11, calls=2)
+    await limiter._chat_slot(-11, optional=True)
+    assert await store.redis.zcard(window) == 4  # the optional edit counted on its own
+    await limiter._chat_slot(-11, calls=1)
+    assert await store.redis.zcard(window) == 4  # the lane's third, counted before
+    await limiter._chat_slot(-11, calls=3)
+    assert await store.redis.zcard(window) == 7
+
+    async def refused() -> bool:
+        raise RetryAfter(3)
+
+    with pytest.raises(RetryAfter):
+        await limiter.process_request(refused, (), {}, "sendMessage", {"chat_id": -11}, None)
+    assert -11 not in limiter._chat_bank  # the two counted ahead wait out the hold
+    assert 0 < await store.redis.pttl(store.keys.chat_hold(-11)) <= 3_000

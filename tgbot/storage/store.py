@@ -129,22 +129,31 @@ redis.call('DEL', KEYS[1])
 return n
 """
 
-# A sliding window of sends per chat, shared by every process: admit a send when the chat
-# is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the last ARGV[2]
-# ms, else say how long to wait. Both keys share a hash tag.
+# A sliding window of sends per chat, shared by every process: admit up to ARGV[5] sends
+# when the chat is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the
+# last ARGV[2] ms (several counted ARGV[6] ms ahead of now: the caller spends them within
+# that time), else say how long to wait. Both keys share a hash tag. {taken, ms to wait}.
 _WINDOW_ADMIT = """
 local held = redis.call('PTTL', KEYS[2])
-if held > 0 then return held end
+if held > 0 then return {0, held} end
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return 0
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if free > 0 then
+  local n = math.min(free, tonumber(ARGV[5]))
+  local at = n > 1 and now + tonumber(ARGV[6]) or now
+  local entries = {}
+  for i = 1, n do
+    entries[#entries + 1] = at
+    entries[#entries + 1] = ARGV[4] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(entries))
+  redis.call('PEXPIRE', KEYS[1], window + (at - now))
+  return {n, 0}
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return tonumber(oldest[2]) + window - now + 1
+return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
 """
 
 # Take up to ARGV[4] calls at once from a sliding window of the bot's calls (ARGV[3] in
@@ -482,6 +491,7 @@ class Store:
         self._mark = redis.register_script(_MARK_UPDATE)
         self._remember = redis.register_script(_REMEMBER)
         self._delivered = redis.register_script(_DELIVERED)
+        self._finish = redis.register_script(_FINISH_DRAIN)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -911,10 +921,6 @@ class Store:
             pipe.llen(self.keys.outbox(owner))
         return owners, [int(n) for n in await pipe.execute()] if owners else []
 
-    async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
-        """Take a short lock."""
-        return bool(await self.redis.set(key, token, nx=True, px=ttl_ms))
-
     async def extend(self, key: str, token: str, ttl_ms: int) -> bool:
         """Keep a lock we hold for another `ttl_ms`."""
         return bool(await self._extend(keys=[key], args=[token, ttl_ms]))
@@ -926,14 +932,26 @@ class Store:
     async def outbox_head(self, game_id: str) -> dict[str, Any] | None:
         """The oldest undelivered message of a game."""
         raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
-        return None if raw is None else json.loads(raw)
+        return None if raw is None else _entries([raw])[0][1]
 
     async def admit_chat(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
         """Count a message to a chat if its window allows it (0); else the ms to wait first."""
+        taken, wait = await self.take_chat(chat_id, now_ms, limit, window_ms, 1, 0)
+        return 0 if taken else wait
+
+    async def take_chat(
+        self, chat_id: int, now_ms: int, limit: int, window_ms: int, n: int, ahead_ms: int
+    ) -> tuple[int, int]:
+        """Count up to `n` messages to a chat at once if its window allows (several are
+        counted `ahead_ms` ahead, to be spent within that time): (taken, 0), or (0, the
+        ms to wait first)."""
         keys = self.keys
-        return await self._admit_in(
-            keys.chat_sends(chat_id), keys.chat_hold(chat_id), now_ms, limit, window_ms
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        taken, wait = await self._admit(
+            keys=[keys.chat_sends(chat_id), keys.chat_hold(chat_id)],
+            args=[now_ms, window_ms, limit, token, n, ahead_ms],
         )
+        return int(taken), int(wait)
 
     async def take_bot(
         self,
@@ -959,10 +977,6 @@ class Store:
         """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
         await self.redis.set(self.keys.chat_hold(chat_id), "1", px=ms)
 
-    async def _admit_in(self, key: str, hold: str, now_ms: int, limit: int, window_ms: int) -> int:
-        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
-        return int(await self._admit(keys=[key, hold], args=[now_ms, window_ms, limit, token]))
-
     async def outbox_items(self, game_id: str) -> list[tuple[str, dict[str, Any]]]:
         """Every undelivered message of a game, oldest first, with its stored form."""
         raw = await self.redis.lrange(self.keys.outbox(game_id), 0, -1)
@@ -980,17 +994,44 @@ class Store:
 
     async def outbox_delivered(
         self, game_id: str, delivered: list[str], message_ids: dict[str, int]
-    ) -> None:
+    ) -> int:
         """Drop delivered messages (each entry is unique: it carries an id) and note the
         Telegram message ids of the references they sent, in one script on the game's
-        slot (the removals first: Redis allows them when it is out of memory)."""
+        slot (the removals first: Redis allows them when it is out of memory). Return how
+        many entries are left (-1: nothing to do, not asked)."""
         if not delivered and not message_ids:
-            return
+            return -1
         flat = [x for pair in message_ids.items() for x in pair]
-        await self._delivered(
+        left = await self._delivered(
             keys=[self.keys.outbox(game_id), self.keys.messages(game_id)],
             args=[len(delivered), *delivered, MESSAGE_IDS_TTL_S, *flat],
         )
+        return int(left)
+
+    async def lock_outbox(self, owner: str, token: str, ttl_ms: int) -> tuple[bool, int | None]:
+        """Take an outbox's delivery lock, and read its pending-delivery mark (None: not
+        marked) in the same round trip: (whether the lock is ours, the mark)."""
+        pipe = self._pipe()
+        pipe.set(self.keys.sending(owner), token, nx=True, px=ttl_ms)
+        pipe.zscore(self.keys.pending_outboxes(self.keys.bucket(owner)), owner)
+        taken, score = await pipe.execute()
+        return bool(taken), None if score is None else int(score)
+
+    async def unlock_outbox(self, owner: str, token: str, mark: int | None) -> bool:
+        """Release an outbox's delivery lock after a drain; if the outbox is empty then,
+        forget its pending-delivery mark unless a step marked it again since `mark`.
+        True when it was empty. One script on one server; three calls on a cluster."""
+        keys = self.keys
+        lock, bucket = keys.sending(owner), keys.pending_outboxes(keys.bucket(owner))
+        if not self.cluster:
+            outbox = keys.outbox(owner)
+            args = [token, owner, "" if mark is None else mark]
+            return bool(await self._finish(keys=[lock, outbox, bucket], args=args))
+        await self.unlock(lock, token)
+        if await self.redis.exists(keys.outbox(owner)):
+            return False
+        await self.outbox_done(owner, mark)
+        return True
 
     async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
         """Readdress an outbox's messages (and the group notes of its private ones) from a
@@ -999,8 +1040,7 @@ class Store:
         for attempt in range(MAX_CAS_ATTEMPTS):
             entries = await self.redis.lrange(key, 0, -1)
             moved, kept = 0, []
-            for raw in entries:
-                op = json.loads(raw)
+            for raw, op in _entries(entries):
                 if old_chat not in (op.get("chat"), op.get("group")):
                     kept.append(raw)
                     continue
@@ -1271,6 +1311,19 @@ for i = 2, n + 1 do redis.call('LREM', KEYS[1], 1, ARGV[i]) end
 if #ARGV > n + 2 then
   redis.call('HSET', KEYS[2], unpack(ARGV, n + 3))
   if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[n + 2]) end
+end
+return redis.call('LLEN', KEYS[1])
+"""
+
+# After a drain (one server): release the lock (KEYS[1]) if it holds ARGV[1]; if the
+# outbox (KEYS[2]) is empty, forget its owner's (ARGV[2]) pending mark in KEYS[3] unless
+# a step marked it since ARGV[3] (its score, '' when unmarked). 1 when empty.
+_FINISH_DRAIN = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if ARGV[3] ~= '' then
+  local score = redis.call('ZSCORE', KEYS[3], ARGV[2])
+  if score and tonumber(score) <= tonumber(ARGV[3]) then redis.call('ZREM', KEYS[3], ARGV[2]) end
 end
 return 1
 """

@@ -115,6 +115,10 @@ def _plain_send(item: Pending) -> bool:
     return item.send and not item.op.kb and not item.op.ref
 
 
+def _optional(op: Op) -> bool:
+    return isinstance(op, Edit) and op.optional
+
+
 def _thread(op: Op) -> int | None:
     return op.thread if isinstance(op, Send) else None
 
@@ -159,22 +163,25 @@ class Sender:
         while True:
             token = secrets.token_hex(8)
             lock = self.keys.sending(game_id)
-            if not await self.store.lock(lock, token, LOCK_MS):
+            # The mark is read with the lock, before draining: a step that marks the outbox
+            # meanwhile keeps its mark.
+            taken, mark = await self.store.lock_outbox(game_id, token, LOCK_MS)
+            if not taken:
                 return
-            # Read before draining: a step that marks the outbox meanwhile keeps its mark.
-            mark = await self.store.pending_mark(game_id)
             # The lock is short and kept alive while we work, so a process killed mid-way
             # holds up its game's messages for LOCK_MS at most.
             done = asyncio.Event()
             keeper = asyncio.create_task(self._keep(lock, token, done))
+            drained = False
             try:
                 progressed = await self._drain(game_id)
+                drained = True
             finally:
                 done.set()  # not keeper.cancel(): see tgbot/tasks.py
                 await settle([keeper], LOCK_MS / 1000)
-                await self.store.unlock(lock, token)
-            if await self.store.outbox_head(game_id) is None:
-                await self.store.outbox_done(game_id, mark)
+                if not drained:
+                    await self.store.unlock(lock, token)
+            if await self.store.unlock_outbox(game_id, token, mark):
                 return
             if not progressed:
                 return  # only group messages waiting for their minute: the sweeper retries
@@ -258,10 +265,11 @@ class Sender:
             )
             delivered = broken + [raw for lane_done, _ in done for raw in lane_done]
             sent = {ref: mid for ref, mid in refs.items() if known.get(ref) != mid}
+            left = -1
             if delivered or sent:
                 progressed = True
                 try:
-                    await self.store.outbox_delivered(game_id, delivered, sent)
+                    left = await self.store.outbox_delivered(game_id, delivered, sent)
                 except RedisError:
                     # Sent all the same: nothing of it may be sent again (see _settle).
                     self._owed_raws.setdefault(game_id, []).extend(delivered)
@@ -278,7 +286,7 @@ class Sender:
             )
             if failure is not None:
                 raise failure
-            if not delivered and not moves:
+            if (not delivered and not moves) or (left == 0 and not moves):
                 return progressed
 
     async def _settle(self, game_id: str) -> bool:
@@ -302,7 +310,10 @@ class Sender:
         The message ids of what it sends go into `refs` (recorded with the delivered
         entries' removal, in one script, by the caller)."""
         delivered: list[str] = []
-        for item in lane:
+        # What this lane sends to its chat from each point on, not counting held or
+        # optional edits (the chat's window may count that many at once: see the limiter).
+        due = [not _held(item) and not _optional(item.op) for item in lane]
+        for i, item in enumerate(lane):
             op = item.op
             # A held or optional edit is the newest state of its message in this lane
             # (latest_state merged the older ones into it): the lane goes on without it,
@@ -310,17 +321,15 @@ class Sender:
             if _held(item):
                 continue
             try:
-                await self._deliver(game_id, item, refs)
+                await self._deliver(game_id, item, refs, max(1, sum(due[i:])))
             except _Deferred:
-                if isinstance(op, Edit) and op.optional:
+                if _optional(op):
                     continue
                 break
             except Exception as err:  # handed back: raised once every lane is in
                 return delivered, err
             delivered += item.raws
-            metrics.observe_delivery(
-                op.chat, isinstance(op, Edit) and op.optional, item.at, int(time.time() * 1000)
-            )
+            metrics.observe_delivery(op.chat, _optional(op), item.at, int(time.time() * 1000))
             # A prompt Telegram refused (403) starts its deadline all the same: nobody will
             # see it, and the game must not wait the delivery grace for them.
             if op.deadline is not None and self.on_prompt_delivered:
@@ -332,15 +341,19 @@ class Sender:
                     log.warning("deadline of game %s not moved: %s", game_id, err)
         return delivered, None
 
-    async def _deliver(self, game_id: str, item: Pending, refs: dict[str, int]) -> None:
+    async def _deliver(
+        self, game_id: str, item: Pending, refs: dict[str, int], calls: int = 1
+    ) -> None:
+        """Make one call (or an edit and then a send); `calls`: how many this lane still
+        makes to the chat, this one included (the limiter may count them together)."""
         op = item.op
         try:
             if item.send:
-                await self._send(game_id, op, refs)
+                await self._send(game_id, op, refs, calls)
             elif item.show:
-                await self._show(game_id, op, refs)
+                await self._show(game_id, op, refs, calls)
             else:
-                await self._edit(game_id, op, refs)
+                await self._edit(game_id, op, refs, calls)
         except ChatMigrated as err:
             raise _Moved(op.chat, err.new_chat_id) from None
         except RetryAfter as err:  # a full window, or Telegram's 429: the chat waits
@@ -355,20 +368,21 @@ class Sender:
         await self.store.outbox_move_chat(owner, old_chat, new_chat)
 
     @staticmethod
-    def _pace(op: Op) -> dict[str, Any]:
+    def _pace(op: Op, calls: int = 1) -> dict[str, Any]:
         """The rate limiter's arguments: a reply to a person is outside the queued share;
-        an optional edit takes a group's slot only while its minute has room to spare."""
+        an optional edit takes a group's slot only while its minute has room to spare;
+        `calls` to the same chat follow in a row."""
         direct = isinstance(op, Send) and op.direct
-        return {"queued": not direct, "optional": isinstance(op, Edit) and op.optional}
+        return {"queued": not direct, "optional": _optional(op), "chat_calls": calls}
 
-    async def _send(self, game_id: str, op: Op, refs: dict[str, int]) -> None:
+    async def _send(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
         try:
             message = await self.bot.send_message(
                 chat_id=op.chat,
                 text=op.text,
                 reply_markup=markup(op.kb),
                 message_thread_id=_thread(op),
-                rate_limit_args=self._pace(op),
+                rate_limit_args=self._pace(op, calls),
             )
         except Forbidden:
             await self._unreachable(game_id, op)
@@ -379,21 +393,21 @@ class Sender:
         if op.ref:
             refs[op.ref] = message.message_id
 
-    async def _show(self, game_id: str, op: Op, refs: dict[str, int]) -> None:
+    async def _show(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
         message_id = refs.get(op.ref or "")
-        if message_id is None or not await self._edit_text(game_id, op, message_id):
-            await self._send(game_id, op, refs)
+        if message_id is None or not await self._edit_text(game_id, op, message_id, calls):
+            await self._send(game_id, op, refs, calls)
 
-    async def _edit(self, game_id: str, op: Op, refs: dict[str, int]) -> None:
+    async def _edit(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
         message_id = refs.get(op.ref or "")
         if message_id is None:  # never delivered (the person was unreachable)
             return
-        if not await self._edit_text(game_id, op, message_id) and op.kb:
+        if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
-            await self._send(game_id, op, refs)
+            await self._send(game_id, op, refs, calls)
 
-    async def _edit_text(self, game_id: str, op: Op, message_id: int) -> bool:
+    async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
         try:
             await self.bot.edit_message_text(
@@ -401,7 +415,7 @@ class Sender:
                 chat_id=op.chat,
                 message_id=message_id,
                 reply_markup=markup(op.kb),
-                rate_limit_args=self._pace(op),
+                rate_limit_args=self._pace(op, calls),
             )
         except BadRequest as err:
             if "not modified" in err.message.lower():
