@@ -245,28 +245,33 @@ async def test_a_chat_s_messages_counted_together_keep_to_its_window(store: Stor
 async def test_a_lane_s_calls_to_one_chat_are_counted_once_each_in_one_take(
     store: Store,
 ) -> None:
-    """A lane of three messages to a chat takes its window once; each is counted; an
-    optional edit takes its own slot; a 429 drops what was counted ahead."""
+    """A lane of three messages to a private chat takes its window once; each is counted;
+    an optional edit takes its own slot; a group is counted one at a time; a 429 drops
+    what was counted ahead."""
     from telegram.error import RetryAfter
 
     from tgbot.telegram.rate_limit import RedisRateLimiter
 
     limiter = RedisRateLimiter(store)
-    window = store.keys.chat_sends(-11)
-    await limiter._chat_slot(-11, calls=3)
+    limiter.private_limit = 10
+    window = store.keys.chat_sends(11)
+    await limiter._chat_slot(11, calls=3)
     assert await store.redis.zcard(window) == 3  # counted together
-    await limiter._chat_slot(-11, calls=2)
-    await limiter._chat_slot(-11, optional=True)
+    await limiter._chat_slot(11, calls=2)
+    await limiter._chat_slot(11, optional=True)
     assert await store.redis.zcard(window) == 4  # the optional edit counted on its own
-    await limiter._chat_slot(-11, calls=1)
+    await limiter._chat_slot(11, calls=1)
     assert await store.redis.zcard(window) == 4  # the lane's third, counted before
-    await limiter._chat_slot(-11, calls=3)
+    await limiter._chat_slot(11, calls=3)
     assert await store.redis.zcard(window) == 7
+    group = store.keys.chat_sends(-11)
+    await limiter._chat_slot(-11, calls=3)
+    assert await store.redis.zcard(group) == 1  # a group's minute: one at a time
 
     async def refused() -> bool:
         raise RetryAfter(3)
 
     with pytest.raises(RetryAfter):
-        await limiter.process_request(refused, (), {}, "sendMessage", {"chat_id": -11}, None)
-    assert -11 not in limiter._chat_bank  # the two counted ahead wait out the hold
-    assert 0 < await store.redis.pttl(store.keys.chat_hold(-11)) <= 3_000
+        await limiter.process_request(refused, (), {}, "sendMessage", {"chat_id": 11}, None)
+    assert 11 not in limiter._chat_bank  # the two counted ahead wait out the hold
+    assert 0 < await store.redis.pttl(store.keys.chat_hold(11)) <= 3_000

@@ -16,7 +16,9 @@ What lives elsewhere is written in single-slot operations around it, in this ord
    they still name this game), counters in other slots incremented.
 
 On one server all three go in the commit's script (every key is in reach there), so they
-are written together or not at all, and the deadline is set exactly at once. On a cluster,
+are written together or not at all, and the deadline is set exactly at once, with no
+revision check (the script compares the record itself: no newer step can have committed),
+and the lease of the press the commit records is dropped there too. On a cluster,
 what follows a commit made while handling an update goes with the update's end
 (`Store.end_update`), in one round trip.
 

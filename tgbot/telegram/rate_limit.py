@@ -10,9 +10,10 @@ Three kinds of window, all sliding and shared through Redis:
 * a private chat's few seconds (about one message a second, a short burst allowed):
   waited for, briefly; a longer hold raises `WindowFull` too.
 
-A caller with several messages for one chat in a row (the sender's lane) says so
+A caller with several messages for one private chat in a row (the sender's lane) says so
 (`rate_limit_args={"chat_calls": n}`): the chat's window then counts up to n at once,
-ahead of now by the time they are spent in, and this process spends them within it.
+ahead of now by the time they are spent in, and this process spends them within it. (A
+group's minute is still counted a message at a time.)
 * the bot's second, split into a share for queued game messages and a share for direct
   answers to a person, each spread over a few sharded keys, so that no single Redis key
   takes every call of every process. A process takes the calls it is waiting for a few
@@ -146,9 +147,9 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         """Count a message to a chat; raise WindowFull rather than wait for a group. An
         optional message (an edit a newer one may replace) leaves a group's last third.
 
-        With `calls` > 1 (this one and the next ones of a lane), the window counts up to
-        that many at once, CHAT_SPEND_MS ahead, and the rest wait here for the next
-        calls to this chat (an optional one, held to a lower limit, never uses them).
+        With `calls` > 1 (this one and the next ones of a lane) to a private chat, the
+        window counts up to that many at once, CHAT_SPEND_MS ahead, and the rest wait
+        here for the next calls to this chat (an optional one never uses them).
         """
         if not optional:
             left, until = self._chat_bank.pop(chat, (0, 0.0))
@@ -160,7 +161,9 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         limit = self.group_limit if group else self.private_limit
         if group and optional:
             limit = max(1, limit * OPTIONAL_SHARE_PERCENT // 100)
-        want = 1 if optional else calls
+        # A group's minute is counted one message at a time: a slot counted ahead and not
+        # spent in time (a slow lane) would be lost to the group for a minute.
+        want = 1 if group or optional else calls
         window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
         while True:
             taken, wait_ms = await self.store.take_chat(
