@@ -492,7 +492,6 @@ class Store:
         self._begin_press = redis.register_script(_BEGIN_PRESS)
         self._mark = redis.register_script(_MARK_UPDATE)
         self._remember = redis.register_script(_REMEMBER)
-        self._delivered = redis.register_script(_DELIVERED)
         self._finish = redis.register_script(_FINISH_DRAIN)
 
     async def ping(self) -> bool:
@@ -998,26 +997,31 @@ class Store:
         self, game_id: str, delivered: list[str], message_ids: dict[str, int]
     ) -> int:
         """Drop delivered messages (each entry is unique: it carries an id) and note the
-        Telegram message ids of the references they sent, in one script on the game's
+        Telegram message ids of the references they sent, in one round trip on the game's
         slot (the removals first: Redis allows them when it is out of memory). Return how
         many entries are left (-1: nothing to do, not asked)."""
         if not delivered and not message_ids:
             return -1
-        flat = [x for pair in message_ids.items() for x in pair]
-        left = await self._delivered(
-            keys=[self.keys.outbox(game_id), self.keys.messages(game_id)],
-            args=[len(delivered), *delivered, MESSAGE_IDS_TTL_S, *flat],
-        )
-        return int(left)
+        outbox, ids = self.keys.outbox(game_id), self.keys.messages(game_id)
+        pipe = self._pipe()
+        for raw in delivered:
+            pipe.lrem(outbox, 1, raw)
+        if message_ids:
+            pipe.hset(ids, mapping=message_ids)
+            pipe.ttl(ids)
+        pipe.llen(outbox)
+        replies = await pipe.execute()
+        if message_ids and int(replies[-2]) < 0:  # a new hash (a finished game's TTL stays)
+            await self.redis.expire(ids, MESSAGE_IDS_TTL_S)
+        return int(replies[-1])
 
     async def lock_outbox(self, owner: str, token: str, ttl_ms: int) -> tuple[bool, int | None]:
-        """Take an outbox's delivery lock, and read its pending-delivery mark (None: not
-        marked) in the same round trip: (whether the lock is ours, the mark)."""
-        pipe = self._pipe()
-        pipe.set(self.keys.sending(owner), token, nx=True, px=ttl_ms)
-        pipe.zscore(self.keys.pending_outboxes(self.keys.bucket(owner)), owner)
-        taken, score = await pipe.execute()
-        return bool(taken), None if score is None else int(score)
+        """Take an outbox's delivery lock, then read its pending-delivery mark (None: not
+        marked): (whether the lock is ours, the mark). The mark is read only once the lock
+        is ours (a flush often finds another one on it)."""
+        if not await self.redis.set(self.keys.sending(owner), token, nx=True, px=ttl_ms):
+            return False, None
+        return True, await self.pending_mark(owner)
 
     async def unlock_outbox(self, owner: str, token: str, mark: int | None) -> bool:
         """Release an outbox's delivery lock after a drain; if the outbox is empty then,
@@ -1303,18 +1307,6 @@ _REMEMBER = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return 1
-"""
-
-# Drop delivered outbox entries (KEYS[1]: ARGV[2..ARGV[1]+1]) and note message ids (KEYS[2]:
-# the pairs after the TTL that follows them; a hash without a TTL gets that one).
-_DELIVERED = """
-local n = tonumber(ARGV[1])
-for i = 2, n + 1 do redis.call('LREM', KEYS[1], 1, ARGV[i]) end
-if #ARGV > n + 2 then
-  redis.call('HSET', KEYS[2], unpack(ARGV, n + 3))
-  if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[n + 2]) end
-end
-return redis.call('LLEN', KEYS[1])
 """
 
 # After a drain (one server): release the lock (KEYS[1]) if it holds ARGV[1]; if the
