@@ -275,3 +275,29 @@ async def test_a_lane_s_calls_to_one_chat_are_counted_once_each_in_one_take(
         await limiter.process_request(refused, (), {}, "sendMessage", {"chat_id": 11}, None)
     assert 11 not in limiter._chat_bank  # the two counted ahead wait out the hold
     assert 0 < await store.redis.pttl(store.keys.chat_hold(11)) <= 3_000
+
+
+async def test_a_drain_s_end_releases_the_lock_and_keeps_a_newer_mark(store: Store) -> None:
+    """After a drain: the lock is released; a non-empty outbox keeps its mark; an empty one
+    loses it, unless a step marked it again since the drain read it."""
+    owner, keys = "fin", store.keys
+    bucket = keys.pending_outboxes(keys.bucket(owner))
+    writes = Writes()
+    writes.send(owner, {"op": "send", "chat": 1, "text": "t"})
+    await store.commit(writes)  # queues one entry and marks the outbox
+    taken, mark = await store.lock_outbox(owner, "me", 5_000)
+    assert taken and mark is not None
+    assert await store.lock_outbox(owner, "other", 5_000) == (False, None)
+    assert await store.unlock_outbox(owner, "me", mark) is False  # not empty yet
+    assert not await store.redis.exists(keys.sending(owner))
+    assert await store.pending_mark(owner) == mark
+    items = await store.outbox_items(owner)
+    assert await store.outbox_delivered(owner, [raw for raw, _ in items], {"r": 7}) == 0
+    await store.redis.zadd(bucket, {owner: mark + 1})  # a step marked it meanwhile
+    taken, _ = await store.lock_outbox(owner, "me", 5_000)
+    assert await store.unlock_outbox(owner, "me", mark) is True
+    assert await store.pending_mark(owner) == mark + 1  # kept for the sweeper
+    assert await store.unlock_outbox(owner, "me", mark + 1) is True
+    assert await store.pending_mark(owner) is None
+    assert await store.redis.hgetall(keys.messages(owner)) == {"r": "7"}
+    assert await store.redis.ttl(keys.messages(owner)) > 0
