@@ -45,10 +45,10 @@ async def run(games: int, group_rate: int, pace: tuple[float, float] | None) -> 
     lags: list[tuple[int, bool, float]] = []
     observe = metrics.observe_delivery
 
-    def watch(op: dict, now_ms: int) -> None:
-        observe(op, now_ms)
-        if isinstance(op.get("at"), int):
-            lags.append((int(op["chat"]), bool(op.get("optional")), (now_ms - op["at"]) / 1000))
+    def watch(chat: int, optional: bool, queued_ms: int | None, now_ms: int) -> None:
+        observe(chat, optional, queued_ms, now_ms)
+        if queued_ms is not None:
+            lags.append((chat, optional, (now_ms - queued_ms) / 1000))
 
     metrics.observe_delivery = watch  # the sender calls it for every message it delivers
     with redis_url() as url:

@@ -113,8 +113,7 @@ async def weigh(redis: Client, prefix: str) -> tuple[Counter[str], Counter[str],
     total: Counter[str] = Counter()
     lasting: Counter[str] = Counter()
     count: Counter[str] = Counter()
-    async for raw in redis.scan_iter(match=f"{prefix}:*", count=1000):
-        key = raw.decode()
+    async for key in redis.scan_iter(match=f"{prefix}:*", count=1000):
         size = await redis.memory_usage(key) or 0
         ttl = await redis.ttl(key)
         k = kind(key)

@@ -70,7 +70,7 @@ async def main() -> None:
     if not url:
         server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="coup-bench-")), persistent=False)
         url = server.start()
-    redis = Redis.from_url(url)
+    redis = Redis.from_url(url, decode_responses=True)
     try:
         store = Store(redis, Keys(f"bench{int(time.time())}"))
 

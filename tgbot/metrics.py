@@ -7,7 +7,6 @@ Counters and histograms count what this process did; the gauges read from Redis
 from __future__ import annotations
 
 import contextvars
-from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 from telegram import Update
@@ -68,8 +67,7 @@ def count_api_call(url: str, status: int | None) -> None:
     API_CALLS.labels(method, outcome).inc()
 
 
-def observe_delivery(op: dict[str, Any], now_ms: int) -> None:
-    """Record how long a delivered message waited since its step queued it."""
-    queued = op.get("at")
-    if isinstance(queued, int):
-        DELIVERY_LAG.observe(max(0, now_ms - queued) / 1000)
+def observe_delivery(chat: int, optional: bool, queued_ms: int | None, now_ms: int) -> None:
+    """Record how long a message delivered to `chat` waited since its step queued it."""
+    if queued_ms is not None:
+        DELIVERY_LAG.observe(max(0, now_ms - queued_ms) / 1000)

@@ -86,8 +86,11 @@ def alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[-1].startswith("Z"))
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1]
+    except FileNotFoundError:  # no /proc (macOS), or it exited just now
+        return not Path("/proc/self").exists()
+    return not state.startswith("Z")
 
 
 def redis_on_port(port: int, folder: Path, *settings: str) -> subprocess.Popen[bytes]:

@@ -85,11 +85,10 @@ async def stored(h: Harness) -> dict[str, Any]:
     """Everything the bot keeps in Redis, but for its bookkeeping (marks, rate windows)."""
     redis = h.store.redis
     state: dict[str, Any] = {}
-    for raw in sorted(await redis.keys(f"{h.config.key_prefix}:*")):
-        key = raw.decode()
+    for key in sorted(await redis.keys(f"{h.config.key_prefix}:*")):
         if any(part in key for part in BOOKKEEPING):
             continue
-        kind = (await redis.type(key)).decode()
+        kind = await redis.type(key)
         if kind == "string":
             state[key] = await redis.get(key)
         elif kind == "hash":

@@ -1,8 +1,8 @@
 """The message plan of a step: typed operations, each one message sent or edited.
 
 The plan is built in one place (step_messages) and stored in the game's outbox as plain
-JSON (`to_op`), which the sender delivers: per chat, in order, the latest state of a
-message winning over its pending edits.
+JSON (`to_op`), which the sender reads back as operations (`from_op`) and delivers: per
+chat, in order, the latest state of a message winning over its pending edits.
 """
 
 from __future__ import annotations
@@ -93,6 +93,53 @@ class Edit:
 
 
 Op = Send | Edit
+
+
+def from_op(entry: dict[str, Any]) -> Op:
+    """The typed operation of an outbox entry (what `to_op` wrote; ValueError if it is
+    not one): the one place where the sender's dicts become operations."""
+    try:
+        kind, chat, text = entry["op"], int(entry["chat"]), str(entry["text"])
+        kb = entry.get("kb") or None
+        ref = entry.get("ref")
+        deadline = None
+        if entry.get("starts_deadline") is not None:
+            deadline = Deadline(int(entry["starts_deadline"]), int(entry["seconds"]))
+        fallback = None
+        if entry.get("group") is not None:
+            thread = entry.get("group_thread")
+            fallback = Fallback(
+                int(entry["group"]),
+                None if thread is None else int(thread),
+                str(entry.get("unreachable") or ""),
+            )
+        if kind in ("send", "show"):
+            thread = entry.get("thread")
+            return Send(
+                chat,
+                text,
+                kb,
+                ref,
+                None if thread is None else int(thread),
+                in_place=kind == "show",
+                deadline=deadline,
+                fallback=fallback,
+                direct=bool(entry.get("direct")),
+            )
+        if kind == "edit" and ref:
+            return Edit(
+                chat,
+                str(ref),
+                text,
+                kb,
+                int(entry.get("hold_ms") or 0),
+                bool(entry.get("optional")),
+                deadline,
+                fallback,
+            )
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"not an outbox entry: {err}") from None
+    raise ValueError(f"not an outbox entry: op {kind!r}")
 
 
 def _with_extras(

@@ -25,11 +25,6 @@ from .store import MAX_CAS_ATTEMPTS, Conflict
 GLOBAL_SCOPE = "all"
 
 
-def _text(value: Any) -> str:
-    """A Redis reply (bytes) as text."""
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def group_scope(chat_id: int) -> str:
     """The rating scope of one group."""
     return f"c:{chat_id}"
@@ -78,7 +73,7 @@ class Rated:
     name: str
 
 
-def read_rated(member: str, raw: bytes | str | None) -> Rated | None:
+def read_rated(member: str, raw: str | None) -> Rated | None:
     """Parse a member's stored rating."""
     if raw is None:
         return None
@@ -187,7 +182,7 @@ class HistoryStore:
         top = await self.redis.zrevrange(keys.ranks(scope, ai), 0, n - 1)
         if not top:
             return []
-        members = [_text(m) for m in top]
+        members = list(top)
         raw = await self.redis.hmget(keys.ratings(scope), members)
         return [r for m, x in zip(members, raw, strict=True) if (r := read_rated(m, x))]
 
@@ -198,8 +193,8 @@ class HistoryStore:
     async def person_stats(self, user_id: int) -> dict[str, int]:
         """A person's counts."""
         raw = await self.redis.hgetall(self.keys.person(user_id))
-        return {_text(k): int(v) for k, v in raw.items()}
+        return {k: int(v) for k, v in raw.items()}
 
     async def latest_games(self, games_key: str, n: int) -> list[str]:
         """The n most recent games of a person's or a board's list."""
-        return [_text(g) for g in await self.redis.zrevrange(games_key, 0, n - 1)]
+        return list(await self.redis.zrevrange(games_key, 0, n - 1))

@@ -16,7 +16,9 @@ What lives elsewhere is written in single-slot operations around it, in this ord
    they still name this game), counters in other slots incremented.
 
 On one server all three go in the commit's script (every key is in reach there), so they
-are written together or not at all, and the deadline is set exactly at once. On a cluster,
+are written together or not at all, and the deadline is set exactly at once, with no
+revision check (the script compares the record itself: no newer step can have committed),
+and the lease of the press the commit records is dropped there too. On a cluster,
 what follows a commit made while handling an update goes with the update's end
 (`Store.end_update`), in one round trip.
 
@@ -129,22 +131,31 @@ redis.call('DEL', KEYS[1])
 return n
 """
 
-# A sliding window of sends per chat, shared by every process: admit a send when the chat
-# is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the last ARGV[2]
-# ms, else say how long to wait. Both keys share a hash tag.
+# A sliding window of sends per chat, shared by every process: admit up to ARGV[5] sends
+# when the chat is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the
+# last ARGV[2] ms (several counted ARGV[6] ms ahead of now: the caller spends them within
+# that time), else say how long to wait. Both keys share a hash tag. {taken, ms to wait}.
 _WINDOW_ADMIT = """
 local held = redis.call('PTTL', KEYS[2])
-if held > 0 then return held end
+if held > 0 then return {0, held} end
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return 0
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if free > 0 then
+  local n = math.min(free, tonumber(ARGV[5]))
+  local at = n > 1 and now + tonumber(ARGV[6]) or now
+  local entries = {}
+  for i = 1, n do
+    entries[#entries + 1] = at
+    entries[#entries + 1] = ARGV[4] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(entries))
+  redis.call('PEXPIRE', KEYS[1], window + (at - now))
+  return {n, 0}
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return tonumber(oldest[2]) + window - now + 1
+return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
 """
 
 # Take up to ARGV[4] calls at once from a sliding window of the bot's calls (ARGV[3] in
@@ -211,6 +222,14 @@ for _, op in ipairs(spec.ops) do
   elseif name == 'call' then redis.call(op[3], key, unpack(op[4]))
   elseif name == 'release' then
     if redis.call('GET', key) == op[3] then redis.call('DEL', key) end
+  elseif name == 'due' then
+    -- The game's record is compared in this script: no newer step can have set it.
+    if op[4] == '' then
+      redis.call('ZREM', key, op[3])
+      redis.call('HDEL', KEYS[op[5]], op[3])
+    else
+      redis.call('ZADD', key, op[4], op[3])
+    end
   elseif name == 'deadline' then
     local revs, member, rev = KEYS[op[3]], op[4], op[5]
     local seen = redis.call('HGET', revs, member)
@@ -274,6 +293,8 @@ class _UpdateWork:
     elsewhere: bool = False
     hits: dict[int, int] = field(default_factory=dict)
     task: asyncio.Task[Any] | None = None
+    lease: str = ""
+    lease_dropped: bool = False
 
 
 # Set by begin_update for the task handling that update (and the tasks it starts copy it,
@@ -331,7 +352,11 @@ Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]
 
 def connect(url: str, cluster: bool = False) -> Client:
     """A client for one server (a blocking pool: a burst waits for a free connection
-    rather than raise MaxConnectionsError) or, with `cluster`, for a Redis Cluster."""
+    rather than raise MaxConnectionsError) or, with `cluster`, for a Redis Cluster.
+
+    Both decode every reply as UTF-8 text (`decode_responses`): the one place where Redis
+    bytes become str. Everything stored is text (JSON, ids, numbers), and an outbox entry
+    read back is the exact text written, so LREM by entry still matches it."""
     if cluster:
         # redis-py's cluster client gives up on a reply after 5 s by default and then
         # drops every connection to that node, under other tasks' feet ('NoneType' object
@@ -339,12 +364,13 @@ def connect(url: str, cluster: bool = False) -> Client:
         # long as the one-server client does (it has no timeout), within reason.
         return RedisCluster.from_url(
             url,
+            decode_responses=True,
             max_connections=REDIS_CONNECTIONS * 4,
             socket_timeout=CLUSTER_REPLY_WAIT_S,
             socket_connect_timeout=CLUSTER_REPLY_WAIT_S,
         )
     pool = BlockingConnectionPool.from_url(
-        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S, decode_responses=True
     )
     return Redis.from_pool(pool)
 
@@ -390,6 +416,16 @@ def applied(doc: dict[str, Any], update_id: int | None) -> bool:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _entries(raw: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Outbox entries as stored and as read (an entry that is not a JSON object reads as
+    an empty one, which the sender drops)."""
+    read = []
+    for entry in raw:
+        value = _doc(entry)
+        read.append((entry, {} if value is None else value))
+    return read
 
 
 def _doc(raw: str | None) -> dict[str, Any] | None:
@@ -453,8 +489,10 @@ class Store:
         self._replace = redis.register_script(_REPLACE_LIST)
         self._drop = redis.register_script(_DROP_LIST)
         self._begin = redis.register_script(_BEGIN_UPDATE)
+        self._begin_press = redis.register_script(_BEGIN_PRESS)
         self._mark = redis.register_script(_MARK_UPDATE)
         self._remember = redis.register_script(_REMEMBER)
+        self._finish = redis.register_script(_FINISH_DRAIN)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -474,20 +512,20 @@ class Store:
         raw, prefs = await pipe.execute()
         self._keep_read(key, raw)
         value = None if raw is None else json.loads(raw)
-        return value, {k.decode(): v.decode() for k, v in prefs.items()}
+        return value, dict(prefs)
 
     @staticmethod
-    def _keep_read(key: str, raw: bytes | None) -> None:
+    def _keep_read(key: str, raw: str | None) -> None:
         """Keep what an update's handling read of a key: its transaction on that key may
         start from it instead of reading it again (its compare-and-set checks it)."""
         work = _work()
         if work is not None and raw is not None:  # an absent key is read again
-            work.read[key] = raw.decode()
+            work.read[key] = raw
 
     async def get(self, key: str) -> str | None:
         """Read a string value."""
-        raw = await self.redis.get(key)
-        return None if raw is None else raw.decode()
+        value: str | None = await self.redis.get(key)
+        return value
 
     def _pipe(self) -> Any:
         return self.redis.pipeline(transaction=False)
@@ -537,15 +575,28 @@ class Store:
                 if update_id is not None:
                     writes.mark_update = update_id
                 plan = self._plan(watch, seen, writes, scope=scope)
+                # A second delivery of a press finds it in the record it names; not so for
+                # a new record (a second /newgame would make another).
+                in_record = seen.get(plan.primary or "") is not None and isinstance(
+                    writes.set_json.get(plan.primary or ""), dict
+                )
+                drop_lease = (
+                    work is not None
+                    and update_id is not None
+                    and work.press
+                    and in_record
+                    and not work.lease_dropped
+                    and not self.cluster
+                )
+                if drop_lease and work is not None:
+                    # One server: the lease goes with the commit that records the press.
+                    plan.ops.append(["del", plan.ki(work.lease)])
                 outcome = await self._run(plan, dangling, claimed)
                 if outcome == 1:
                     if work is not None and update_id is not None:
-                        # A second delivery of a press finds it in the record it names;
-                        # not so for a new record (a second /newgame would make another).
-                        if seen.get(plan.primary or "") is not None and isinstance(
-                            writes.set_json.get(plan.primary or ""), dict
-                        ):
+                        if in_record:
                             work.in_record = True
+                            work.lease_dropped = work.lease_dropped or drop_lease
                         else:
                             work.elsewhere = True
                     for key in set(claimed) - set(plan.claims):
@@ -583,7 +634,7 @@ class Store:
             for key in watch:
                 pipe.get(key)
             raw = await pipe.execute()
-        seen = {k: (None if v is None else v.decode()) for k, v in zip(watch, raw, strict=True)}
+        seen: dict[str, str | None] = dict(zip(watch, raw, strict=True))
         tag = slot_tag(watch[0])
         pointers = {k: v for k, v in seen.items() if v and slot_tag(k) != tag}
         dangling: dict[str, str] = {}
@@ -592,7 +643,7 @@ class Store:
             for game_id in pointers.values():
                 pipe.get(self.keys.game(game_id))
             for (key, game_id), record in zip(pointers.items(), await pipe.execute(), strict=True):
-                doc = _doc(None if record is None else record.decode())
+                doc = _doc(record)
                 if doc is None and attempt < PENDING_READS:
                     raise _Pending
                 if doc is not None and applied(doc, update_id):
@@ -732,10 +783,13 @@ class Store:
             await pipe.execute()
         return 1
 
-    @staticmethod
-    def _single_spec(plan: _Plan) -> dict[str, Any]:
+    def _single_spec(self, plan: _Plan) -> dict[str, Any]:
         """The commit script's spec with the plan's writes before and after it as ops (for
-        one server). Arguments as text: Lua would print a large number in 14 digits."""
+        one server). Arguments as text: Lua would print a large number in 14 digits.
+
+        A deadline of a game whose record the script compares is set unguarded: a newer
+        step would have to commit after this script, so no revision check is needed."""
+        checked = {index for index, _ in plan.check}
         deadlines = {args[0] for command, _, args in plan.post if command == _DEADLINE}
         before: list[list[Any]] = []
         for command, keys, args in plan.pre:
@@ -745,6 +799,11 @@ class Store:
         after: list[list[Any]] = []
         for command, keys, args in plan.post:
             if command == _DEADLINE:
+                record = self.keys.game(str(args[0]))
+                if record in plan.keys and plan.ki(record) in checked:
+                    revs = plan.ki(keys[1])
+                    after.append(["due", plan.ki(keys[0]), str(args[0]), str(args[2]), revs])
+                    continue
                 revs = plan.ki(keys[1])
                 after.append(["deadline", plan.ki(keys[0]), revs, *[str(a) for a in args]])
             elif command == _RELEASE:
@@ -789,7 +848,7 @@ class Store:
         pipe = self._pipe()
         for bucket in due_in:
             pipe.eval(_CLAIM_DUE, 1, self.keys.deadlines(bucket), now_ms, now_ms + lease_ms, limit)
-        return [m.decode() for due in await pipe.execute() for m in due]
+        return [m for due in await pipe.execute() for m in due]
 
     async def clear_deadline(self, game_id: str) -> None:
         """Forget a game's deadline (whatever revision set it)."""
@@ -810,14 +869,12 @@ class Store:
             return 0
         prefix, moved = self.keys.prefix, 0
         old_deadlines, old_pending = f"{prefix}:deadlines", f"{prefix}:outboxes"
-        for game_id, due in await self.redis.zrange(old_deadlines, 0, -1, withscores=True):
-            owner = game_id.decode()
+        for owner, due in await self.redis.zrange(old_deadlines, 0, -1, withscores=True):
             await self.redis.zadd(
                 self.keys.deadlines(self.keys.bucket(owner)), {owner: due}, lt=True
             )
             moved += 1
-        for raw in await self.redis.smembers(old_pending):
-            owner = raw.decode()
+        for owner in await self.redis.smembers(old_pending):
             await self.redis.zadd(self.keys.pending_outboxes(self.keys.bucket(owner)), {owner: 0})
             moved += 1
         await self.redis.delete(old_deadlines, old_pending)
@@ -852,22 +909,18 @@ class Store:
                 withscores=True,
             )
         rows = await pipe.execute()
-        return [m.decode() for row in rows for m, _ in row]
+        return [m for row in rows for m, _ in row]
 
     async def pending_outbox_sizes(self, limit: int) -> tuple[list[str], list[int]]:
         """Up to `limit` owners marked pending (any age), and their outboxes' lengths."""
         pipe = self._pipe()
         for bucket in range(self.keys.buckets):
             pipe.zrange(self.keys.pending_outboxes(bucket), 0, limit // self.keys.buckets)
-        owners = [m.decode() for row in await pipe.execute() for m in row]
+        owners = [m for row in await pipe.execute() for m in row]
         pipe = self._pipe()
         for owner in owners:
             pipe.llen(self.keys.outbox(owner))
         return owners, [int(n) for n in await pipe.execute()] if owners else []
-
-    async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
-        """Take a short lock."""
-        return bool(await self.redis.set(key, token, nx=True, px=ttl_ms))
 
     async def extend(self, key: str, token: str, ttl_ms: int) -> bool:
         """Keep a lock we hold for another `ttl_ms`."""
@@ -880,21 +933,26 @@ class Store:
     async def outbox_head(self, game_id: str) -> dict[str, Any] | None:
         """The oldest undelivered message of a game."""
         raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
-        return None if raw is None else json.loads(raw)
+        return None if raw is None else _entries([raw])[0][1]
 
     async def admit_chat(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
         """Count a message to a chat if its window allows it (0); else the ms to wait first."""
-        keys = self.keys
-        return await self._admit_in(
-            keys.chat_sends(chat_id), keys.chat_hold(chat_id), now_ms, limit, window_ms
-        )
+        taken, wait = await self.take_chat(chat_id, now_ms, limit, window_ms, 1, 0)
+        return 0 if taken else wait
 
-    async def admit_bot(
-        self, queued: bool, shard: int, now_ms: int, limit: int, window_ms: int
-    ) -> int:
-        """Count one of the bot's calls in a shard of its window (0); else the ms to wait."""
-        key = self.keys.bot_sends(queued, shard)
-        return await self._admit_in(key, key + ":hold", now_ms, limit, window_ms)
+    async def take_chat(
+        self, chat_id: int, now_ms: int, limit: int, window_ms: int, n: int, ahead_ms: int
+    ) -> tuple[int, int]:
+        """Count up to `n` messages to a chat at once if its window allows (several are
+        counted `ahead_ms` ahead, to be spent within that time): (taken, 0), or (0, the
+        ms to wait first)."""
+        keys = self.keys
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        taken, wait = await self._admit(
+            keys=[keys.chat_sends(chat_id), keys.chat_hold(chat_id)],
+            args=[now_ms, window_ms, limit, token, n, ahead_ms],
+        )
+        return int(taken), int(wait)
 
     async def take_bot(
         self,
@@ -920,22 +978,66 @@ class Store:
         """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
         await self.redis.set(self.keys.chat_hold(chat_id), "1", px=ms)
 
-    async def _admit_in(self, key: str, hold: str, now_ms: int, limit: int, window_ms: int) -> int:
-        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
-        return int(await self._admit(keys=[key, hold], args=[now_ms, window_ms, limit, token]))
-
-    async def outbox_items(self, game_id: str) -> list[tuple[bytes, dict[str, Any]]]:
+    async def outbox_items(self, game_id: str) -> list[tuple[str, dict[str, Any]]]:
         """Every undelivered message of a game, oldest first, with its stored form."""
         raw = await self.redis.lrange(self.keys.outbox(game_id), 0, -1)
-        return [(r, json.loads(r)) for r in raw]
+        return _entries(raw)
 
-    async def outbox_remove(self, game_id: str, delivered: list[bytes]) -> None:
-        """Drop delivered messages (each entry is unique: it carries an id)."""
-        key = self.keys.outbox(game_id)
+    async def outbox_and_ids(
+        self, game_id: str
+    ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, int]]:
+        """`outbox_items` and `message_ids` of a game, in one round trip (one slot)."""
+        pipe = self._pipe()
+        pipe.lrange(self.keys.outbox(game_id), 0, -1)
+        pipe.hgetall(self.keys.messages(game_id))
+        raw, ids = await pipe.execute()
+        return _entries(raw), {k: int(v) for k, v in ids.items()}
+
+    async def outbox_delivered(
+        self, game_id: str, delivered: list[str], message_ids: dict[str, int]
+    ) -> int:
+        """Drop delivered messages (each entry is unique: it carries an id) and note the
+        Telegram message ids of the references they sent, in one round trip on the game's
+        slot (the removals first: Redis allows them when it is out of memory). Return how
+        many entries are left (-1: nothing to do, not asked)."""
+        if not delivered and not message_ids:
+            return -1
+        outbox, ids = self.keys.outbox(game_id), self.keys.messages(game_id)
         pipe = self._pipe()
         for raw in delivered:
-            pipe.lrem(key, 1, raw)
-        await pipe.execute()
+            pipe.lrem(outbox, 1, raw)
+        if message_ids:
+            pipe.hset(ids, mapping=message_ids)
+            pipe.ttl(ids)
+        pipe.llen(outbox)
+        replies = await pipe.execute()
+        if message_ids and int(replies[-2]) < 0:  # a new hash (a finished game's TTL stays)
+            await self.redis.expire(ids, MESSAGE_IDS_TTL_S)
+        return int(replies[-1])
+
+    async def lock_outbox(self, owner: str, token: str, ttl_ms: int) -> tuple[bool, int | None]:
+        """Take an outbox's delivery lock, then read its pending-delivery mark (None: not
+        marked): (whether the lock is ours, the mark). The mark is read only once the lock
+        is ours (a flush often finds another one on it)."""
+        if not await self.redis.set(self.keys.sending(owner), token, nx=True, px=ttl_ms):
+            return False, None
+        return True, await self.pending_mark(owner)
+
+    async def unlock_outbox(self, owner: str, token: str, mark: int | None) -> bool:
+        """Release an outbox's delivery lock after a drain; if the outbox is empty then,
+        forget its pending-delivery mark unless a step marked it again since `mark`.
+        True when it was empty. One script on one server; three calls on a cluster."""
+        keys = self.keys
+        lock, bucket = keys.sending(owner), keys.pending_outboxes(keys.bucket(owner))
+        if not self.cluster:
+            outbox = keys.outbox(owner)
+            args = [token, owner, "" if mark is None else mark]
+            return bool(await self._finish(keys=[lock, outbox, bucket], args=args))
+        await self.unlock(lock, token)
+        if await self.redis.exists(keys.outbox(owner)):
+            return False
+        await self.outbox_done(owner, mark)
+        return True
 
     async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
         """Readdress an outbox's messages (and the group notes of its private ones) from a
@@ -944,19 +1046,18 @@ class Store:
         for attempt in range(MAX_CAS_ATTEMPTS):
             entries = await self.redis.lrange(key, 0, -1)
             moved, kept = 0, []
-            for raw in entries:
-                op = json.loads(raw)
+            for raw, op in _entries(entries):
                 if old_chat not in (op.get("chat"), op.get("group")):
                     kept.append(raw)
                     continue
                 for field_name in ("chat", "group"):
                     if op.get(field_name) == old_chat:
                         op[field_name] = new_chat
-                kept.append(json.dumps(op, ensure_ascii=False).encode())
+                kept.append(json.dumps(op, ensure_ascii=False))
                 moved += 1
             if not moved:
                 return 0
-            read = f"{len(entries)}:".encode() + b"\0".join(entries)
+            read = f"{len(entries)}:" + "\0".join(entries)
             if await self._replace(keys=[key], args=[read, *kept, OUTBOX_TTL_S]):
                 return moved
             await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
@@ -982,11 +1083,6 @@ class Store:
         bucket = self.keys.pending_outboxes(self.keys.bucket(owner))
         await self.redis.eval(_UNMARK, 1, bucket, owner, mark)
 
-    async def message_ids(self, game_id: str) -> dict[str, int]:
-        """Message references of a game -> Telegram message ids."""
-        raw = await self.redis.hgetall(self.keys.messages(game_id))
-        return {k.decode(): int(v) for k, v in raw.items()}
-
     async def remember_message(self, game_id: str, ref: str, message_id: int) -> None:
         """Note which Telegram message a reference stands for."""
         await self._remember(
@@ -997,8 +1093,8 @@ class Store:
 
     async def user_prefs(self, user_id: int) -> dict[str, str]:
         """A person's stored preferences."""
-        raw = await self.redis.hgetall(self.keys.user_prefs(user_id))
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        prefs: dict[str, str] = await self.redis.hgetall(self.keys.user_prefs(user_id))
+        return prefs
 
     async def set_user_prefs(self, user_id: int, **values: str) -> None:
         """Store some of a person's preferences."""
@@ -1006,8 +1102,8 @@ class Store:
 
     async def chat_settings(self, chat_id: int) -> dict[str, str]:
         """A group's stored settings."""
-        raw = await self.redis.hgetall(self.keys.chat_settings(chat_id))
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        settings: dict[str, str] = await self.redis.hgetall(self.keys.chat_settings(chat_id))
+        return settings
 
     async def set_chat_settings(self, chat_id: int, **values: str) -> None:
         """Store some of a group's settings."""
@@ -1021,7 +1117,7 @@ class Store:
         key = self.keys.chat_settings(chat_id)
         for attempt in range(MAX_CAS_ATTEMPTS):
             raw = await self.redis.hgetall(key)
-            current = {k.decode(): v.decode() for k, v in raw.items()}
+            current = dict(raw)
             values = change(current)
             outcome = int(
                 await self.redis.eval(
@@ -1043,20 +1139,6 @@ class Store:
             await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
 
-    async def hash(self, key: str) -> dict[str, str]:
-        """A whole hash."""
-        raw = await self.redis.hgetall(key)
-        return {k.decode(): v.decode() for k, v in raw.items()}
-
-    async def top(self, key: str, n: int) -> list[tuple[str, int]]:
-        """The n highest members of a sorted set."""
-        rows = await self.redis.zrevrange(key, 0, n - 1, withscores=True)
-        return [(m.decode(), int(score)) for m, score in rows]
-
-    async def score(self, key: str, member: str) -> int:
-        """One member's score in a sorted set (0 when absent)."""
-        return int(await self.redis.zscore(key, member) or 0)
-
     # ---- updates -------------------------------------------------------------------
 
     async def begin_update(
@@ -1075,9 +1157,17 @@ class Store:
         keys = self.keys
         scope = keys.outbox(chat_owner(chat_id))
         lease = f"{keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
-        work = _UpdateWork(task=asyncio.current_task(), press=counting is not None)
+        work = _UpdateWork(task=asyncio.current_task(), press=counting is not None, lease=lease)
         _update_work.set(work)
-        if counting is not None:
+        if counting is not None and not self.cluster:
+            # One server: the press's throttle count goes in its lease's script.
+            user_id, window_s = counting
+            got, count = await self._begin_press(
+                keys=[keys.seen(scope), lease, keys.throttle(user_id)],
+                args=[update_id, UPDATE_LEASE_MS, window_s],
+            )
+            work.hits[user_id] = int(count)
+        elif counting is not None:
             user_id, window_s = counting
             pipe = self._pipe()
             pipe.eval(_BEGIN_UPDATE, 2, keys.seen(scope), lease, update_id, UPDATE_LEASE_MS)
@@ -1115,6 +1205,10 @@ class Store:
             for command, args in work.counts:
                 pipe.execute_command(command, *args)
         if work is not None and work.press and work.in_record and not work.elsewhere:
+            if work.lease_dropped:  # by the commit that recorded the press (one server)
+                if pipe.command_stack:
+                    await pipe.execute()
+                return
             pipe.delete(lease)
         else:
             pipe.eval(
@@ -1189,6 +1283,16 @@ if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then return 1 end
 return 0
 """
 
+# A button press (one server): _BEGIN_UPDATE, and its presser's count in the current
+# window (KEYS[3], ARGV[3] s, started by the first). Returns {that outcome, the count}.
+_BEGIN_PRESS = """
+local hits = redis.call('INCR', KEYS[3])
+if hits == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {2, hits} end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then return {1, hits} end
+return {0, hits}
+"""
+
 # Mark an update applied in a chat's latest ids (ARGV[2] kept, ARGV[3] s to live).
 _MARK_UPDATE = """
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1])
@@ -1202,5 +1306,18 @@ return 1
 _REMEMBER = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return 1
+"""
+
+# After a drain (one server): release the lock (KEYS[1]) if it holds ARGV[1]; if the
+# outbox (KEYS[2]) is empty, forget its owner's (ARGV[2]) pending mark in KEYS[3] unless
+# a step marked it since ARGV[3] (its score, '' when unmarked). 1 when empty.
+_FINISH_DRAIN = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if ARGV[3] ~= '' then
+  local score = redis.call('ZSCORE', KEYS[3], ARGV[2])
+  if score and tonumber(score) <= tonumber(ARGV[3]) then redis.call('ZREM', KEYS[3], ARGV[2]) end
+end
 return 1
 """

@@ -9,6 +9,11 @@ Three kinds of window, all sliding and shared through Redis:
   handler never waits for a busy group and the outbox sender defers that group's lane.
 * a private chat's few seconds (about one message a second, a short burst allowed):
   waited for, briefly; a longer hold raises `WindowFull` too.
+
+A caller with several messages for one private chat in a row (the sender's lane) says so
+(`rate_limit_args={"chat_calls": n}`): the chat's window then counts up to n at once,
+ahead of now by the time they are spent in, and this process spends them within it. (A
+group's minute is still counted a message at a time.)
 * the bot's second, split into a share for queued game messages and a share for direct
   answers to a person, each spread over a few sharded keys, so that no single Redis key
   takes every call of every process. A process takes the calls it is waiting for a few
@@ -41,6 +46,8 @@ BOT_WINDOW_MS = 1_000
 QUEUED_SHARE_PERCENT = 80  # of the bot's pace, for queued game messages; the rest is direct
 MAX_SHARDS = 4
 BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (counted ahead)
+CHAT_SPEND_MS = 250  # a chat's messages counted together are spent within this (ahead)
+BANKED_CHATS = 1_000  # past this many chats with counted messages left, the stale are dropped
 OPTIONAL_SHARE_PERCENT = 67  # of a group's minute, for edits a newer state may replace
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
@@ -100,6 +107,8 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self._bank: dict[bool, tuple[int, float]] = {True: (0, 0.0), False: (0, 0.0)}
         self._waiting = {True: 0, False: 0}  # callers wanting one of the share's calls
         self._taking = {True: asyncio.Lock(), False: asyncio.Lock()}
+        # A chat's messages counted together and not sent yet: chat -> (how many, spend by).
+        self._chat_bank: dict[int, tuple[int, float]] = {}
 
     async def initialize(self) -> None:
         """Nothing to set up: the windows live in Redis."""
@@ -118,28 +127,55 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
     ) -> bool | dict[str, Any] | list[dict[str, Any]]:
         """Take the chat's and the bot's slots, then make the call; a 429 holds the chat."""
         chat = _chat_of(data)
+        pace = rate_limit_args or {}
         if counts(endpoint):
             if chat is not None:
-                await self._chat_slot(chat, bool((rate_limit_args or {}).get("optional")))
-            await self._bot_slot(bool((rate_limit_args or {}).get("queued")))
+                calls = max(1, int(pace.get("chat_calls") or 1))
+                await self._chat_slot(chat, bool(pace.get("optional")), calls)
+            await self._bot_slot(bool(pace.get("queued")))
         try:
             return await callback(*args, **kwargs)
         except RetryAfter as err:
             if chat is not None:
+                self._chat_bank.pop(chat, None)  # what was counted ahead waits out the hold
                 seconds = _seconds(err.retry_after)
                 await self.store.hold_chat(chat, max(1, int(seconds * 1000)))
                 log.warning("Telegram holds chat %s for %.0f s (%s)", chat, seconds, endpoint)
             raise
 
-    async def _chat_slot(self, chat: int, optional: bool = False) -> None:
+    async def _chat_slot(self, chat: int, optional: bool = False, calls: int = 1) -> None:
         """Count a message to a chat; raise WindowFull rather than wait for a group. An
-        optional message (an edit a newer one may replace) leaves a group's last third."""
+        optional message (an edit a newer one may replace) leaves a group's last third.
+
+        With `calls` > 1 (this one and the next ones of a lane) to a private chat, the
+        window counts up to that many at once, CHAT_SPEND_MS ahead, and the rest wait
+        here for the next calls to this chat (an optional one never uses them).
+        """
+        if not optional:
+            left, until = self._chat_bank.pop(chat, (0, 0.0))
+            if left > 0 and time.monotonic() < until:
+                if left > 1:
+                    self._chat_bank[chat] = (left - 1, until)
+                return
         group = chat < 0
         limit = self.group_limit if group else self.private_limit
         if group and optional:
             limit = max(1, limit * OPTIONAL_SHARE_PERCENT // 100)
+        # A group's minute is counted one message at a time: a slot counted ahead and not
+        # spent in time (a slow lane) would be lost to the group for a minute.
+        want = 1 if group or optional else calls
         window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
-        while wait_ms := await self.store.admit_chat(chat, _now_ms(), limit, window):
+        while True:
+            taken, wait_ms = await self.store.take_chat(
+                chat, _now_ms(), limit, window, want, CHAT_SPEND_MS
+            )
+            if taken:
+                if taken > 1:
+                    now = time.monotonic()
+                    if len(self._chat_bank) > BANKED_CHATS:
+                        self._chat_bank = {c: b for c, b in self._chat_bank.items() if b[1] > now}
+                    self._chat_bank[chat] = (taken - 1, now + CHAT_SPEND_MS / 1000)
+                return
             if group or wait_ms > PRIVATE_LONGEST_WAIT_MS:
                 raise WindowFull(math.ceil(wait_ms / 1000))
             await asyncio.sleep(wait_ms / 1000)

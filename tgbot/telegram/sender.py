@@ -7,6 +7,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -14,6 +15,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
+from ..service.plan import Edit, Op, Send, from_op
 from ..storage.keys import CHAT_OWNER_PREFIX
 from ..storage.store import Store, Writes
 from ..tasks import settle, sleep_unless
@@ -27,76 +29,102 @@ LONGEST_BACKOFF_S = 30.0
 MAX_TEXT = 4096
 
 
-def latest_state(lane: list[tuple[bytes, dict[str, Any]]]) -> list[dict[str, Any]]:
+@dataclass(slots=True)
+class Pending:
+    """One call to make: a message's newest state (or plain sends joined), the stored
+    outbox entries it delivers, and when the oldest of them was queued."""
+
+    op: Op
+    raws: list[str]
+    at: int | None
+    show: bool = False  # edit the message `ref` into this one, or send it anew if none
+
+    @property
+    def send(self) -> bool:
+        """Whether it makes a new message (not an edit or show of one)."""
+        return isinstance(self.op, Send) and not self.show
+
+
+def parse(raw: str, entry: dict[str, Any]) -> Pending:
+    """An outbox entry read back, as the typed operation it stores (ValueError if none)."""
+    op = from_op(entry)
+    at = entry.get("at")
+    show = isinstance(op, Send) and op.in_place
+    return Pending(op, [raw], at if isinstance(at, int) else None, show)
+
+
+def latest_state(lane: list[Pending]) -> list[Pending]:
     """Keep only the newest of a chat's pending edits of each message (latest state wins).
 
     An edit or show of a message replaces a pending older edit or show of it: the older
-    is dropped from where it stood and delivered by the newer one, whose "_raws" lists the
-    stored entries of both. A send of a message starts anew (an edit before it concerns
-    the message it replaces), and a send is never moved, so a message is still created
-    before it is edited, and other messages keep their order.
+    is dropped from where it stood and delivered by the newer one, which lists the stored
+    entries of both. A send of a message starts anew (an edit before it concerns the
+    message it replaces), and a send is never moved, so a message is still created before
+    it is edited, and other messages keep their order.
     """
-    ops: list[dict[str, Any]] = []
+    kept: list[Pending] = []
     dropped: set[int] = set()
-    pending: dict[str, int] = {}  # ref -> index in ops of its newest pending edit or show
-    for raw, op in lane:
-        ref = op.get("ref")
-        entry = {**op, "_raws": [raw]}
-        if ref and op["op"] in ("edit", "show") and (older := pending.get(ref)) is not None:
-            superseded = ops[older]
+    pending: dict[str, int] = {}  # ref -> index in kept of its newest pending edit or show
+    for item in lane:
+        ref = item.op.ref
+        if ref and not item.send and (older := pending.get(ref)) is not None:
+            superseded = kept[older]
             dropped.add(older)
-            entry["_raws"] = superseded["_raws"] + entry["_raws"]
-            entry["at"] = superseded.get("at", op.get("at"))  # the lag counts from the oldest
-            if superseded["op"] == "show":
+            item = Pending(
+                item.op,
+                superseded.raws + item.raws,
+                item.at if superseded.at is None else superseded.at,  # lag from the oldest
                 # A show sends the message anew when there is none to edit: keep that.
-                entry["op"] = "show"
+                item.show or superseded.show,
+            )
         if ref:
-            if op["op"] == "send":
+            if item.send:
                 pending.pop(ref, None)
             else:
-                pending[ref] = len(ops)
-        ops.append(entry)
-    return [op for i, op in enumerate(ops) if i not in dropped]
+                pending[ref] = len(kept)
+        kept.append(item)
+    return [item for i, item in enumerate(kept) if i not in dropped]
 
 
-def merge_sends(lane: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat.
-
-    Each op lists the stored entries it delivers under "_raws" (see latest_state).
-    """
-    merged: list[dict[str, Any]] = []
-    for op in lane:
+def merge_sends(lane: list[Pending]) -> list[Pending]:
+    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat."""
+    merged: list[Pending] = []
+    for item in lane:
         previous = merged[-1] if merged else None
         if (
             previous is not None
             and _plain_send(previous)
-            and _plain_send(op)
-            and len(previous["text"]) + len(op["text"]) + 2 <= MAX_TEXT
+            and _plain_send(item)
+            and len(previous.op.text) + len(item.op.text) + 2 <= MAX_TEXT
         ):
-            previous["text"] += "\n\n" + op["text"]
-            previous["_raws"] += op["_raws"]
+            previous.op = replace(previous.op, text=previous.op.text + "\n\n" + item.op.text)
+            previous.raws += item.raws
         else:
-            merged.append(op)
+            merged.append(Pending(item.op, list(item.raws), item.at, item.show))
     return merged
 
 
-def _held(op: dict[str, Any]) -> bool:
+def _held(item: Pending) -> bool:
     """Whether an edit that only updates a waiting line still waits for a newer one (its
-    "hold_ms", counted from when the oldest state it carries was queued)."""
-    hold = int(op.get("hold_ms") or 0)
-    return hold > 0 and int(op.get("at") or 0) + hold > int(time.time() * 1000)
+    hold, counted from when the oldest state it carries was queued)."""
+    hold = item.op.hold_ms if isinstance(item.op, Edit) else 0
+    return hold > 0 and (item.at or 0) + hold > int(time.time() * 1000)
 
 
-def _plain_send(op: dict[str, Any]) -> bool:
-    return op["op"] == "send" and not op.get("kb") and not op.get("ref")
+def _plain_send(item: Pending) -> bool:
+    return item.send and not item.op.kb and not item.op.ref
+
+
+def _optional(op: Op) -> bool:
+    return isinstance(op, Edit) and op.optional
+
+
+def _thread(op: Op) -> int | None:
+    return op.thread if isinstance(op, Send) else None
 
 
 class _Deferred(Exception):
     """The chat's window is full (or Telegram asked it to wait): try again later."""
-
-
-class _Unrecorded(Exception):
-    """Delivered, but Redis refused to record it: count it delivered, then stop."""
 
 
 class _Moved(Exception):
@@ -127,7 +155,7 @@ class Sender:
         # What reached Telegram but Redis refused to record (it is out of memory, say):
         # outbox entries to drop and message references to keep, recorded by this process
         # before it delivers anything more of that game, so that nothing is sent twice.
-        self._owed_raws: dict[str, list[bytes]] = {}
+        self._owed_raws: dict[str, list[str]] = {}
         self._owed_refs: dict[str, dict[str, int]] = {}
 
     async def flush(self, game_id: str) -> None:
@@ -135,22 +163,25 @@ class Sender:
         while True:
             token = secrets.token_hex(8)
             lock = self.keys.sending(game_id)
-            if not await self.store.lock(lock, token, LOCK_MS):
+            # The mark is read with the lock, before draining: a step that marks the outbox
+            # meanwhile keeps its mark.
+            taken, mark = await self.store.lock_outbox(game_id, token, LOCK_MS)
+            if not taken:
                 return
-            # Read before draining: a step that marks the outbox meanwhile keeps its mark.
-            mark = await self.store.pending_mark(game_id)
             # The lock is short and kept alive while we work, so a process killed mid-way
             # holds up its game's messages for LOCK_MS at most.
             done = asyncio.Event()
             keeper = asyncio.create_task(self._keep(lock, token, done))
+            drained = False
             try:
                 progressed = await self._drain(game_id)
+                drained = True
             finally:
                 done.set()  # not keeper.cancel(): see tgbot/tasks.py
                 await settle([keeper], LOCK_MS / 1000)
-                await self.store.unlock(lock, token)
-            if await self.store.outbox_head(game_id) is None:
-                await self.store.outbox_done(game_id, mark)
+                if not drained:
+                    await self.store.unlock(lock, token)
+            if await self.store.unlock_outbox(game_id, token, mark):
                 return
             if not progressed:
                 return  # only group messages waiting for their minute: the sweeper retries
@@ -211,24 +242,38 @@ class Sender:
         anything was delivered.
         """
         progressed = await self._settle(game_id)
-        while items := await self.store.outbox_items(game_id):
-            refs = await self.store.message_ids(game_id)
-            lanes: dict[int, list[tuple[bytes, dict[str, Any]]]] = {}
-            for raw, op in items:
-                lanes.setdefault(op["chat"], []).append((raw, op))
+        while True:
+            items, refs = await self.store.outbox_and_ids(game_id)
+            if not items:
+                return progressed
+            lanes: dict[int, list[Pending]] = {}
+            broken: list[str] = []
+            for raw, entry in items:
+                try:
+                    item = parse(raw, entry)
+                except ValueError as err:
+                    log.warning("game %s: outbox entry dropped (%s): %.200s", game_id, err, raw)
+                    broken.append(raw)
+                    continue
+                lanes.setdefault(item.op.chat, []).append(item)
+            known = dict(refs)
             done = await asyncio.gather(
                 *(
                     self._deliver_lane(game_id, merge_sends(latest_state(lane)), refs)
                     for lane in lanes.values()
                 )
             )
-            delivered = [raw for lane_done, _ in done for raw in lane_done]
-            if delivered:
+            delivered = broken + [raw for lane_done, _ in done for raw in lane_done]
+            sent = {ref: mid for ref, mid in refs.items() if known.get(ref) != mid}
+            left = -1
+            if delivered or sent:
                 progressed = True
                 try:
-                    await self.store.outbox_remove(game_id, delivered)
+                    left = await self.store.outbox_delivered(game_id, delivered, sent)
                 except RedisError:
+                    # Sent all the same: nothing of it may be sent again (see _settle).
                     self._owed_raws.setdefault(game_id, []).extend(delivered)
+                    self._owed_refs.setdefault(game_id, {}).update(sent)
                     raise
             # What the other lanes delivered is recorded first, so that a retry repeats
             # nothing (and a move readdresses only what is left); a failure then ends this
@@ -241,70 +286,78 @@ class Sender:
             )
             if failure is not None:
                 raise failure
-            if not delivered and not moves:
+            if (not delivered and not moves) or (left == 0 and not moves):
                 return progressed
-        return progressed
 
     async def _settle(self, game_id: str) -> bool:
         """Record what an earlier flush delivered but could not record; True if any."""
         refs = self._owed_refs.pop(game_id, {})
         raws = self._owed_raws.pop(game_id, [])
+        if not (refs or raws):
+            return False
         try:
-            for ref, message_id in refs.items():
-                await self.store.remember_message(game_id, ref, message_id)
-            if raws:
-                await self.store.outbox_remove(game_id, raws)
+            await self.store.outbox_delivered(game_id, raws, refs)
         except RedisError:
             self._owed_refs.setdefault(game_id, {}).update(refs)
             self._owed_raws.setdefault(game_id, []).extend(raws)
             raise
-        return bool(refs or raws)
+        return True
 
     async def _deliver_lane(
-        self, game_id: str, lane: list[dict[str, Any]], refs: dict[str, int]
-    ) -> tuple[list[bytes], Exception | None]:
-        """Deliver one chat's messages in order; stop at the first that must wait or fails."""
-        delivered: list[bytes] = []
-        for op in lane:
+        self, game_id: str, lane: list[Pending], refs: dict[str, int]
+    ) -> tuple[list[str], Exception | None]:
+        """Deliver one chat's messages in order; stop at the first that must wait or fails.
+        The message ids of what it sends go into `refs` (recorded with the delivered
+        entries' removal, in one script, by the caller)."""
+        delivered: list[str] = []
+        # What this lane sends to its chat from each point on, not counting held or
+        # optional edits (the chat's window may count that many at once: see the limiter).
+        due = [not _held(item) and not _optional(item.op) for item in lane]
+        for i, item in enumerate(lane):
+            op = item.op
             # A held or optional edit is the newest state of its message in this lane
             # (latest_state merged the older ones into it): the lane goes on without it,
             # and it stays queued for a later sweep or a newer state.
-            if _held(op):
+            if _held(item):
                 continue
             try:
-                await self._deliver(game_id, op, refs)
+                await self._deliver(game_id, item, refs, max(1, sum(due[i:])))
             except _Deferred:
-                if op.get("optional"):
+                if _optional(op):
                     continue
                 break
-            except _Unrecorded as err:
-                return delivered + op["_raws"], err
             except Exception as err:  # handed back: raised once every lane is in
                 return delivered, err
-            delivered += op["_raws"]
-            metrics.observe_delivery(op, int(time.time() * 1000))
-            context = op.get("starts_deadline")
+            delivered += item.raws
+            metrics.observe_delivery(op.chat, _optional(op), item.at, int(time.time() * 1000))
             # A prompt Telegram refused (403) starts its deadline all the same: nobody will
             # see it, and the game must not wait the delivery grace for them.
-            if context is not None and self.on_prompt_delivered:
+            if op.deadline is not None and self.on_prompt_delivered:
                 try:
-                    await self.on_prompt_delivered(game_id, int(context), int(op["seconds"]))
+                    await self.on_prompt_delivered(
+                        game_id, op.deadline.context, op.deadline.seconds
+                    )
                 except Exception as err:  # delivered all the same: the step-time deadline holds
                     log.warning("deadline of game %s not moved: %s", game_id, err)
         return delivered, None
 
-    async def _deliver(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+    async def _deliver(
+        self, game_id: str, item: Pending, refs: dict[str, int], calls: int = 1
+    ) -> None:
+        """Make one call (or an edit and then a send); `calls`: how many this lane still
+        makes to the chat, this one included (the limiter may count them together)."""
+        op = item.op
         try:
-            if op["op"] == "send":
-                await self._send(game_id, op, refs)
-            elif op["op"] == "show":
-                await self._show(game_id, op, refs)
+            if item.send:
+                await self._send(game_id, op, refs, calls)
+            elif item.show:
+                await self._show(game_id, op, refs, calls)
             else:
-                await self._edit(game_id, op, refs)
+                await self._edit(game_id, op, refs, calls)
         except ChatMigrated as err:
-            raise _Moved(op["chat"], err.new_chat_id) from None
+            raise _Moved(op.chat, err.new_chat_id) from None
         except RetryAfter as err:  # a full window, or Telegram's 429: the chat waits
-            log.info("chat %s waits %s before its next message", op["chat"], err.retry_after)
+            log.info("chat %s waits %s before its next message", op.chat, err.retry_after)
             raise _Deferred from None
 
     async def _follow(self, owner: str, old_chat: int, new_chat: int) -> None:
@@ -315,79 +368,74 @@ class Sender:
         await self.store.outbox_move_chat(owner, old_chat, new_chat)
 
     @staticmethod
-    def _pace(op: dict[str, Any]) -> dict[str, Any]:
+    def _pace(op: Op, calls: int = 1) -> dict[str, Any]:
         """The rate limiter's arguments: a reply to a person is outside the queued share;
-        an optional edit takes a group's slot only while its minute has room to spare."""
-        return {"queued": not op.get("direct"), "optional": bool(op.get("optional"))}
+        an optional edit takes a group's slot only while its minute has room to spare;
+        `calls` to the same chat follow in a row."""
+        direct = isinstance(op, Send) and op.direct
+        return {"queued": not direct, "optional": _optional(op), "chat_calls": calls}
 
-    async def _send(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+    async def _send(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
         try:
             message = await self.bot.send_message(
-                chat_id=op["chat"],
-                text=op["text"],
-                reply_markup=markup(op.get("kb")),
-                message_thread_id=op.get("thread"),
-                rate_limit_args=self._pace(op),
+                chat_id=op.chat,
+                text=op.text,
+                reply_markup=markup(op.kb),
+                message_thread_id=_thread(op),
+                rate_limit_args=self._pace(op, calls),
             )
         except Forbidden:
             await self._unreachable(game_id, op)
             return
         except BadRequest as err:
-            log.warning("message to chat %s refused: %s", op["chat"], err.message)
+            log.warning("message to chat %s refused: %s", op.chat, err.message)
             return
-        if op.get("ref"):
-            refs[op["ref"]] = message.message_id
-            try:
-                await self.store.remember_message(game_id, op["ref"], message.message_id)
-            except RedisError:
-                # Sent all the same: it must not be sent again (see _owed_refs).
-                self._owed_refs.setdefault(game_id, {})[op["ref"]] = message.message_id
-                raise _Unrecorded(game_id) from None
+        if op.ref:
+            refs[op.ref] = message.message_id
 
-    async def _show(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
+    async def _show(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
-        message_id = refs.get(op["ref"])
-        if message_id is None or not await self._edit_text(game_id, op, message_id):
-            await self._send(game_id, op, refs)
+        message_id = refs.get(op.ref or "")
+        if message_id is None or not await self._edit_text(game_id, op, message_id, calls):
+            await self._send(game_id, op, refs, calls)
 
-    async def _edit(self, game_id: str, op: dict[str, Any], refs: dict[str, int]) -> None:
-        message_id = refs.get(op["ref"])
+    async def _edit(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
+        message_id = refs.get(op.ref or "")
         if message_id is None:  # never delivered (the person was unreachable)
             return
-        if not await self._edit_text(game_id, op, message_id) and op.get("kb"):
+        if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
-            await self._send(game_id, op, refs)
+            await self._send(game_id, op, refs, calls)
 
-    async def _edit_text(self, game_id: str, op: dict[str, Any], message_id: int) -> bool:
+    async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
         try:
             await self.bot.edit_message_text(
-                text=op["text"],
-                chat_id=op["chat"],
+                text=op.text,
+                chat_id=op.chat,
                 message_id=message_id,
-                reply_markup=markup(op.get("kb")),
-                rate_limit_args=self._pace(op),
+                reply_markup=markup(op.kb),
+                rate_limit_args=self._pace(op, calls),
             )
         except BadRequest as err:
             if "not modified" in err.message.lower():
                 return True
-            log.warning("edit in chat %s refused: %s", op["chat"], err.message)
+            log.warning("edit in chat %s refused: %s", op.chat, err.message)
             return False
         except Forbidden:
             await self._unreachable(game_id, op)
         return True
 
-    async def _unreachable(self, game_id: str, op: dict[str, Any]) -> None:
+    async def _unreachable(self, game_id: str, op: Op) -> None:
         """A private message was refused: note it, and tell the group how to fix it (once,
         queued behind the group's other messages, so that its window holds for it too)."""
-        op["_refused"] = True  # not seen (its deadline starts all the same)
-        user_id = op["chat"]
+        user_id = op.chat
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
         already_known = (await self.store.user_prefs(user_id)).get("dm") == "0"
-        note = op.get("unreachable")
+        fallback = op.fallback
         writes = Writes(hset={self.keys.user_prefs(user_id): {"dm": "0"}})
-        if note and op.get("group") is not None and not already_known:
-            group = {"op": "send", "chat": op["group"], "thread": op.get("group_thread")}
-            writes.send(game_id, {**group, "text": note})
+        if fallback is not None and fallback.note and not already_known:
+            note = Send(fallback.group, fallback.note, thread=fallback.thread)
+            writes.send(game_id, note.to_op())
         await self.store.commit(writes)

@@ -1,0 +1,79 @@
+"""Outbox entries read back as the typed operations they were written from."""
+
+from __future__ import annotations
+
+import pytest
+
+from tgbot.service.plan import Deadline, Edit, Fallback, Send, from_op
+from tgbot.telegram.sender import latest_state, merge_sends, parse
+
+KB = [[{"text": "Income", "data": "g.1.i"}]]
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        Send(-5, "hello"),
+        Send(-5, "turn", KB, "turn", thread=7, in_place=True),
+        Send(
+            9, "your move", KB, "prompt:9", deadline=Deadline(3, 60), fallback=Fallback(-5, 7, "!")
+        ),
+        Send(9, "help", direct=True),
+        Edit(-5, "turn", "waiting for 9", KB, hold_ms=1500, optional=True),
+        Edit(9, "prompt:9", "done", deadline=Deadline(4, 30), fallback=Fallback(-5, None, "n")),
+    ],
+)
+def test_an_operation_reads_back_as_itself(op: Send | Edit) -> None:
+    assert from_op(op.to_op()) == op
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {},
+        {"op": "send", "chat": "x", "text": "t"},
+        {"op": "edit", "chat": 1, "text": "t"},
+        {"op": "poke", "chat": 1, "text": "t"},
+        {"op": "send", "chat": 1},
+    ],
+)
+def test_what_is_no_operation_is_refused(entry: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        from_op(entry)
+
+
+def test_the_latest_edit_of_a_message_carries_the_older_ones_entries() -> None:
+    entries = [
+        Send(-5, "turn 1", KB, "turn").to_op(),
+        {**Edit(-5, "turn", "turn 1, waiting").to_op(), "at": 100},
+        Send(-5, "a line").to_op(),
+        {**Edit(-5, "turn", "turn 1, done").to_op(), "at": 200},
+        Send(-5, "another line").to_op(),
+    ]
+    lane = merge_sends(latest_state([parse(f"raw{i}", e) for i, e in enumerate(entries)]))
+    assert [(type(p.op).__name__, p.op.text, p.raws) for p in lane] == [
+        ("Send", "turn 1", ["raw0"]),
+        ("Send", "a line", ["raw2"]),
+        ("Edit", "turn 1, done", ["raw1", "raw3"]),
+        ("Send", "another line", ["raw4"]),
+    ]
+    assert lane[2].at == 100  # the lag counts from the oldest state it carries
+
+
+async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
+    redis_server_url: str,
+) -> None:
+    from tests.telegram_sim.harness import TgUser, running_bot
+    from tgbot.storage.keys import chat_owner
+    from tgbot.storage.store import Writes
+
+    async with running_bot(redis_server_url) as h:
+        user = TgUser(9300, "Reader")
+        await h.say(user, user.id, "/start")
+        owner = chat_owner(user.id)
+        await h.store.redis.rpush(h.store.keys.outbox(owner), "not json", '{"op": "poke"}')
+        writes = Writes()
+        writes.send(owner, Send(user.id, "still here").to_op())
+        await h.store.commit(writes)  # marks the outbox pending: the sweeper finds it
+        await h.delivered(owner, timeout=20)
+        assert h.sim.messages(user.id)[-1].text == "still here"
