@@ -31,6 +31,7 @@ class DeadlineRoom(LobbyRoom):
         key = self.keys.game(game_id)
         now = self.now_ms()
         fired: list[bool] = []
+        finished: list[bool] = []
 
         def build(seen: dict[str, str | None]) -> Writes:
             raw = seen[key]
@@ -39,6 +40,11 @@ class DeadlineRoom(LobbyRoom):
                 writes.deadline_clear.append(game_id)
                 return writes
             record = GameRecord.from_dict(json.loads(raw))
+            if record.status == OVER:
+                # It ended after the check above (a press, just now): its deadline stays
+                # armed until the game is counted, below or at its next firing.
+                finished.append(True)
+                return writes
             if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
                 writes.deadline_clear.append(game_id)
                 return writes
@@ -74,6 +80,8 @@ class DeadlineRoom(LobbyRoom):
         await self.store.atomic([key], build)
         if fired:
             await self._committed(game_id)
+        if finished and not await self.history.settle_if_over(game_id):
+            await self.store.clear_deadline(game_id)  # over, and no record kept to count
 
     async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
