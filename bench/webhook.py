@@ -26,7 +26,8 @@ Two ways to load it:
 * without `--rate` (closed loop, the earlier bench): each table waits for its own answers;
   the rate is whatever the bot takes, and the ratio to the bare handler is that of rates.
 
-`--profile FILE` runs the bot under pyinstrument (a text report in FILE).
+`--profile FILE` samples the bot with py-spy during the measured open-loop phase (100 Hz,
+collapsed stacks in FILE; `python bench/webhook.py --summarize FILE` ranks them).
 Run: `python bench/webhook.py --rate 100 --seconds 20 --capacity 10`.
 """
 
@@ -66,6 +67,7 @@ from tgbot.telegram.rate_limit import GROUP_WINDOW_MS, safe_group_limit  # noqa:
 
 HEADERS = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
 FULL_GROUP_COMMANDS = ("/help", "/rules", "/board", "/claims")
+STARVED_AFTER_S = 0.001  # a slot taken later than this by a table is counted starved
 BOARD_EVERY = 10  # a table posts /board in its group every this many updates
 update_ids = itertools.count(1)
 
@@ -124,12 +126,28 @@ class Timings:
     sent_late: list[float] = field(default_factory=list)  # generator: scheduled -> posted
     statuses: Counter[int] = field(default_factory=Counter)
     starved: int = 0
+    dropped: int = 0  # slots still waiting for a table when the schedule ended
     first_at: float = 0.0
     last_at: float = 0.0
+
+    samples: list[tuple[float, float]] = field(default_factory=list)  # (answered at, latency)
 
     def add(self, kind: str, latency: float) -> None:
         """Keep one answered update's latency."""
         self.by_kind.setdefault(kind, []).append(latency)
+        self.samples.append((time.perf_counter(), latency))
+
+    def timeline(self, step: float = 1.0) -> None:
+        """Print p50/p99/max per `step` s of the phase (where the slow answers cluster)."""
+        buckets: dict[int, list[float]] = {}
+        for at, latency in self.samples:
+            buckets.setdefault(int((at - self.first_at) / step), []).append(latency)
+        for b, values in sorted(buckets.items()):
+            values.sort()
+            print(
+                f"    {b * step:5.1f} s  n {len(values):4d}  p50 {statistics.median(values) * 1000:6.1f}"
+                f"  p99 {percentile(values, 0.99) * 1000:6.1f}  max {values[-1] * 1000:6.1f} ms"
+            )
 
     def count(self) -> int:
         """Updates answered 200."""
@@ -181,13 +199,18 @@ class Table:
             for uid in ids:
                 yield "command", uid, command(uid, uid, "/start")
             yield "command", group, command(ids[0], group, "/newgame")
-            game_id = bytes(await self.redis.get(self.keys.chat_game(group))).decode()
+            opened = await self.redis.get(self.keys.chat_game(group))
+            if not isinstance(opened, bytes):  # /newgame was not applied: the next group
+                continue
+            game_id = opened.decode()
             for uid in ids[1:]:
                 yield "button", group, press(uid, group, f"{game_id}.0.J")
             yield "button", group, press(ids[0], group, f"{game_id}.0.S")
             while True:
                 raw = await self.redis.get(self.keys.game(game_id))
-                record = GameRecord.from_dict(json.loads(bytes(raw)))
+                if not isinstance(raw, bytes):
+                    break
+                record = GameRecord.from_dict(json.loads(raw))
                 if record.status != "playing":
                     break
                 self.made += 1
@@ -228,22 +251,11 @@ async def bare_updates(n: int) -> AsyncIterator[tuple[str, int, dict[str, Any]]]
 
 @dataclass
 class Ready:
-    """A table's next update, waiting for a slot; `done` is set once it was answered."""
+    """An update about to be posted (`classify` may rename its kind)."""
 
     kind: str
     chat: int
     update: dict[str, Any]
-    done: asyncio.Event
-
-
-async def feed(
-    source: AsyncIterator[tuple[str, int, dict[str, Any]]], ready: asyncio.Queue[Ready]
-) -> None:
-    """Offer a source's updates one at a time, each after the previous one's answer."""
-    async for kind, chat, update in source:
-        item = Ready(kind, chat, update, asyncio.Event())
-        await ready.put(item)
-        await item.done.wait()
 
 
 async def open_loop(
@@ -254,52 +266,64 @@ async def open_loop(
     sources: list[AsyncIterator[tuple[str, int, dict[str, Any]]]],
     extra: Callable[[int], tuple[str, dict[str, Any]] | None] = lambda _: None,
     classify: Callable[[Ready], Coroutine[Any, Any, str]] | None = None,
+    warmup: float = 0.0,
 ) -> Timings:
-    """Post `rate` updates a second for `seconds`, each at its scheduled time.
+    """Post `rate` updates a second for `warmup` + `seconds`, each timed from its
+    scheduled time; what was scheduled in the first `warmup` s is not counted.
 
-    Slot i posts `extra(i)` when it gives an update (commands into the full groups), else
-    the next ready update of a source. `classify` may rename a ready update's kind first.
+    The schedule hands out slots (their times) through a queue; each source (a table) has
+    its next update made and takes the next slot, posts, and only then makes its next
+    update. A slot no source took at once waits in the queue and is counted starved (its
+    wait is in its latency). Slot i posts `extra(i)` instead when that gives an update
+    (commands into the full groups).
     """
-    ready: asyncio.Queue[Ready] = asyncio.Queue()
-    feeders = [asyncio.create_task(feed(s, ready)) for s in sources]
+    slots: asyncio.Queue[float | None] = asyncio.Queue()
     t = Timings()
     posts: set[asyncio.Task[None]] = set()
+
+    async def run(source: AsyncIterator[tuple[str, int, dict[str, Any]]]) -> None:
+        try:
+            async for kind, chat, update in source:
+                at = await slots.get()
+                if at is None:
+                    return
+                if at < measured_from:
+                    await post(http, url, update, at, Timings())
+                    continue
+                if time.perf_counter() - at > STARVED_AFTER_S:
+                    t.starved += 1
+                item = Ready(kind, chat, update)
+                # Classified beside the post (a Redis read), so that it adds nothing to it.
+                named = asyncio.create_task(classify(item)) if classify is not None else None
+                latency = await post(http, url, update, at, t)
+                name = await named if named is not None else kind
+                if latency is not None:
+                    t.add(name, latency)
+        except Exception as err:  # a broken table must say so, not starve the load quietly
+            print(f"a table stopped: {type(err).__name__}: {err}", file=sys.stderr)
+
+    measured_from = float("inf")
+    runners = [asyncio.create_task(run(s)) for s in sources]
     await asyncio.sleep(0.2)  # let the sources make their first update
     start = time.perf_counter()
-    t.first_at = start
-
-    async def send(item: Ready, at: float) -> None:
-        try:
-            # Classified beside the post (a Redis read), so that it adds nothing to it.
-            kind = asyncio.create_task(classify(item)) if classify is not None else None
-            latency = await post(http, url, item.update, at, t)
-            name = await kind if kind is not None else item.kind
-            if latency is not None:
-                t.add(name, latency)
-        finally:
-            item.done.set()
-
-    for i in range(int(rate * seconds)):
+    measured_from = t.first_at = start + warmup
+    for i in range(int(rate * (warmup + seconds))):
         at = start + i / rate
         pause = at - time.perf_counter()
         if pause > 0:
             await asyncio.sleep(pause)
-        task: asyncio.Task[None]
-        given = extra(i)
+        given = extra(i) if at >= measured_from else None
         if given is not None:
             kind, update = given
             task = asyncio.create_task(timed(http, url, update, kind, at, t))
+            posts.add(task)
+            task.add_done_callback(posts.discard)
         else:
-            if ready.empty():
-                t.starved += 1
-            item = await ready.get()
-            task = asyncio.create_task(send(item, at))
-        posts.add(task)
-        task.add_done_callback(posts.discard)
-    await asyncio.gather(*posts)
-    for feeder in feeders:
-        feeder.cancel()
-    await asyncio.gather(*feeders, return_exceptions=True)
+            slots.put_nowait(at)
+    t.dropped = slots.qsize()  # still waiting for a table once the schedule is over
+    for _ in runners:
+        slots.put_nowait(None)
+    await asyncio.gather(*runners, *posts)
     return t
 
 
@@ -433,21 +457,19 @@ def report_open(name: str, t: Timings, rate: float) -> dict[str, dict[str, float
     span = max(1e-9, t.last_at - t.first_at)
     print(
         f"{name}: offered {rate:.0f}/s, answered 200 {t.count()} ({t.count() / span:.1f}/s), "
-        f"statuses {dict(t.statuses)}, starved slots {t.starved}"
+        f"statuses {dict(t.statuses)}, slots a table took late {t.starved} "
+        f"(still queued at the end {t.dropped})"
     )
     figures = {kind: report(kind, lat) for kind, lat in sorted(t.by_kind.items())}
     report("(generator: sent late)", t.sent_late)
     return figures
 
 
-def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """A helper process, quiet."""
+def spawn(args: list[str], env: dict[str, str], log: str | None = None) -> subprocess.Popen[bytes]:
+    """A helper process, quiet (or its stderr to `log`)."""
+    err = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (the child keeps it)
     return subprocess.Popen(
-        [sys.executable, *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [sys.executable, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err
     )
 
 
@@ -504,6 +526,9 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=40, help="tables playing at once")
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument(
+        "--warmup", type=float, default=15, help="open loop: s at the rate before measuring"
+    )
     parser.add_argument("--rate", type=float, default=0, help="open loop: updates a second")
     parser.add_argument(
         "--capacity", type=float, default=0, help="open loop: then S s closed loop, for the ratio"
@@ -524,8 +549,14 @@ async def main() -> None:
         default=30,
         help="the bot's overall sending pace: Telegram's 30, or higher to see the stack alone",
     )
-    parser.add_argument("--profile", help="run the bot under pyinstrument; its report to this file")
+    parser.add_argument("--profile", help="py-spy the bot's measured phase into this file")
+    parser.add_argument("--bot-log", help="the bot's stderr to this file")
+    parser.add_argument("--timeline", type=float, default=0, help="print figures every S s")
+    parser.add_argument("--summarize", help="rank the functions of a --profile file, and stop")
     args = parser.parse_args()
+    if args.summarize:
+        summarize(Path(args.summarize))
+        return
     print(
         f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}"
         f"  load {load_average()}"
@@ -549,11 +580,9 @@ async def main() -> None:
             "BOT_LOG_LEVEL": "WARNING",
         }
         bot_args = ["-m", "tests.resilience.bot_process", str(bot_port)]
-        if args.profile:
-            bot_args = ["-m", "pyinstrument", "-r", "text", "-o", args.profile, *bot_args]
         processes = [
             spawn(["bench/sim_server.py", str(sim_port), str(args.group_per_minute)], env),
-            spawn(bot_args, env),
+            spawn(bot_args, env, args.bot_log),
             spawn(["bench/bare_handler.py", str(bare_port)], env),
         ]
         redis = Redis.from_url(url)
@@ -573,6 +602,56 @@ async def main() -> None:
             for process in reversed(processes):  # the bot first: it still talks to the sim
                 stop(process)
     print(f"load after: {load_average()}")
+
+
+async def profile(args: argparse.Namespace, pid: int) -> None:
+    """Sample the bot with py-spy through the measured phase."""
+    await asyncio.sleep(args.warmup + 0.2)
+    spy = await asyncio.create_subprocess_exec(
+        "py-spy",
+        "record",
+        "-p",
+        str(pid),
+        "-r",
+        "100",
+        "-d",
+        str(int(args.seconds)),
+        "-f",
+        "raw",
+        "-o",
+        args.profile,
+        "--nonblocking",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    await spy.wait()
+
+
+def summarize(path: Path, top: int = 40) -> None:
+    """Print the functions that the most samples were in (inclusive) and on top of (self)."""
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [
+            f.split(" (")[0] + " (" + f.split(" (")[-1].split(":")[0].rsplit("/", 1)[-1] + ")"
+            for f in stack.split(";")
+        ]
+        for frame in set(frames):
+            inclusive[frame] += n
+        own[frames[-1]] += n
+    print(f"{total} samples")
+    print("inclusive:")
+    for frame, n in inclusive.most_common(top):
+        print(f"  {100 * n / total:5.1f}%  {frame}")
+    print("self:")
+    for frame, n in own.most_common(top):
+        print(f"  {100 * n / total:5.1f}%  {frame}")
 
 
 async def run_closed(
@@ -620,7 +699,7 @@ async def run_open(
     )
     # Full for the whole phase and a little longer, then free, so that the replies queued
     # meanwhile can be delivered and counted.
-    await full.fill(args.seconds + 5)
+    await full.fill(args.warmup + args.seconds + 5)
     every = round(1 / args.full_share) if args.full_share > 0 and full.groups else 0
 
     def extra(i: int) -> tuple[str, dict[str, Any]] | None:
@@ -635,16 +714,28 @@ async def run_open(
 
     tables = [Table(redis, keys, n, BOARD_EVERY) for n in range(args.games)]
     print(f"load before the bot's phase: {load_average()}")
+    spy = asyncio.create_task(profile(args, processes[1].pid)) if args.profile else None
     ours = await open_loop(
-        http, bot_url, args.rate, args.seconds, [t.updates() for t in tables], extra, classify
+        http,
+        bot_url,
+        args.rate,
+        args.seconds,
+        [t.updates() for t in tables],
+        extra,
+        classify,
+        args.warmup,
     )
     bot = report_open("bot", ours, args.rate)
+    if args.timeline:
+        ours.timeline(args.timeline)
+    if spy is not None:
+        await spy
     sat = None
     if args.capacity:
         more = [Table(redis, keys, 500 + n) for n in range(args.games)]
         sat = await closed_loop(http, bot_url, more, args.games, args.capacity)
     total, once, twice, waited = await check_delivered(
-        http, sim_url, full, references, args.seconds + 90
+        http, sim_url, full, references, 90
     )
     print(
         f"full-window replies: {total} queued, {once} delivered once, {twice} extra copies "
@@ -655,7 +746,12 @@ async def run_open(
     stop(processes[1])  # its backlog of sends would share the machine with the bare run
     print(f"load before the bare phase: {load_average()}")
     bare = await open_loop(
-        http, bare_url, args.rate, args.seconds, [bare_updates(n) for n in range(args.games)]
+        http,
+        bare_url,
+        args.rate,
+        args.seconds,
+        [bare_updates(n) for n in range(args.games)],
+        warmup=min(args.warmup, 2),
     )
     base_figures = report_open("bare", bare, args.rate)
     ours_p99 = bot.get("button", {}).get("p99")

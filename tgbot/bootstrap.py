@@ -110,6 +110,44 @@ def make_bot(config: Config, store: Store) -> ExtBot[dict[str, Any]]:
     )
 
 
+class OneFlushPerOwner(Sender):
+    """The sender, delivering each outbox in one task at a time in this process.
+
+    Every commit starts a delivery, and at a steady rate most find their game's delivery
+    already running (waiting for the bot's pace or a chat's window): each of those would
+    try the game's lock in Redis and give up, and the many tasks waiting side by side
+    take the event loop and the Redis connections that the updates need. Instead, a
+    delivery asked for while one of the same outbox runs is folded into it: the running
+    one goes round once more when it is done.
+    """
+
+    def __init__(self, bot: ExtBot[Any], store: Store) -> None:
+        super().__init__(bot, store)
+        self._running: set[str] = set()
+        self._again: set[str] = set()
+
+    def in_flight(self) -> int:
+        """Outboxes this process is delivering now."""
+        return len(self._running)
+
+    async def flush(self, game_id: str) -> None:
+        """Deliver what a game (or chat) has queued, or ask its running delivery to go
+        round once more."""
+        if game_id in self._running:
+            self._again.add(game_id)
+            return
+        self._running.add(game_id)
+        try:
+            while True:
+                self._again.discard(game_id)
+                await super().flush(game_id)
+                if game_id not in self._again:
+                    return
+        finally:
+            self._running.discard(game_id)
+            self._again.discard(game_id)
+
+
 @dataclass
 class Runtime:
     """Everything one bot process runs."""
@@ -162,7 +200,7 @@ class Runtime:
         service.ai_pause_ms = config.ai_pause_ms
         service.history.record_ttl_s = config.record_days * 24 * 3600  # issue 19
         service.messages.hold_ms = config.answer_edit_hold_ms
-        sender = Sender(bot, store)
+        sender = OneFlushPerOwner(bot, store)
         sender.on_migrated = service.chat_migrated
         sender.on_prompt_delivered = service.prompt_delivered
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
@@ -235,6 +273,8 @@ class Runtime:
         metrics.DEADLINES_DUE.set(due)
         metrics.DEADLINES_LATE.set(late)
         metrics.GAMES_OPEN.set(open_games)
+        if isinstance(self.sender, OneFlushPerOwner):
+            metrics.DELIVERIES_IN_FLIGHT.set(self.sender.in_flight())
 
     async def _every(
         self, name: str, seconds: float, step: Callable[[], Awaitable[object]]

@@ -36,6 +36,9 @@ DEADLINES_LATE = Gauge(
 )
 DEADLINES_FIRED = Counter("coup_deadlines_fired", "Deadlines fired by this process")
 GAMES_OPEN = Gauge("coup_games_open", "Lobbies and games in play (each one has a deadline)")
+DELIVERIES_IN_FLIGHT = Gauge(
+    "coup_deliveries_in_flight", "Outboxes this process is delivering now (one task each)"
+)
 LOOP_FAILURES = Counter("coup_background_failures", "Failed rounds of a background loop", ["loop"])
 
 LATE_AFTER_S = 5
