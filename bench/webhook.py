@@ -40,6 +40,7 @@ import itertools
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -145,8 +146,9 @@ class Timings:
         for b, values in sorted(buckets.items()):
             values.sort()
             print(
-                f"    {b * step:5.1f} s  n {len(values):4d}  p50 {statistics.median(values) * 1000:6.1f}"
-                f"  p99 {percentile(values, 0.99) * 1000:6.1f}  max {values[-1] * 1000:6.1f} ms"
+                f"    {b * step:5.1f} s  n {len(values):4d}  "
+                f"p50 {statistics.median(values) * 1000:6.1f}  "
+                f"p99 {percentile(values, 0.99) * 1000:6.1f}  max {values[-1] * 1000:6.1f} ms"
             )
 
     def count(self) -> int:
@@ -604,6 +606,32 @@ async def main() -> None:
     print(f"load after: {load_average()}")
 
 
+async def bot_pauses(http: httpx.AsyncClient, metrics_url: str) -> None:
+    """Print the bot's garbage-collector pauses so far and its deliveries in flight
+    (from its /metrics), when it reports them."""
+    text = (await http.get(metrics_url)).text
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    counts: dict[str, float] = {}
+    slow: dict[str, float] = {}
+    total: dict[str, float] = {}
+    for line in lines:
+        name, _, value = line.rpartition(" ")
+        gen = name.partition('generation="')[2].partition('"')[0]
+        if name.startswith("coup_gc_pause_seconds_count"):
+            counts[gen] = float(value)
+        elif name.startswith("coup_gc_pause_seconds_sum"):
+            total[gen] = float(value)
+        elif name.startswith("coup_gc_pause_seconds_bucket") and 'le="0.025"' in name:
+            slow[gen] = float(value)
+        elif name.startswith("coup_deliveries_in_flight"):
+            print(f"bot: deliveries in flight {float(value):.0f}")
+    for gen in sorted(counts):
+        print(
+            f"bot: gc generation {gen}: {counts[gen]:.0f} pauses, "
+            f"{total[gen] * 1000:.0f} ms in all, {counts[gen] - slow.get(gen, 0):.0f} over 25 ms"
+        )
+
+
 async def profile(args: argparse.Namespace, pid: int) -> None:
     """Sample the bot with py-spy through the measured phase."""
     await asyncio.sleep(args.warmup + 0.2)
@@ -726,6 +754,7 @@ async def run_open(
         args.warmup,
     )
     bot = report_open("bot", ours, args.rate)
+    await bot_pauses(http, bot_url.rsplit("/", 1)[0] + "/metrics")
     if args.timeline:
         ours.timeline(args.timeline)
     if spy is not None:
@@ -734,9 +763,7 @@ async def run_open(
     if args.capacity:
         more = [Table(redis, keys, 500 + n) for n in range(args.games)]
         sat = await closed_loop(http, bot_url, more, args.games, args.capacity)
-    total, once, twice, waited = await check_delivered(
-        http, sim_url, full, references, 90
-    )
+    total, once, twice, waited = await check_delivered(http, sim_url, full, references, 90)
     print(
         f"full-window replies: {total} queued, {once} delivered once, {twice} extra copies "
         f"(counted in the sim after {waited:.0f} s)"
@@ -770,4 +797,6 @@ async def run_open(
 
 
 if __name__ == "__main__":
+    # SIGTERM (a timeout, say) unwinds like an error, so the helper processes are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     asyncio.run(main())
