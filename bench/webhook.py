@@ -12,8 +12,9 @@ Two ways to load it:
   whatever the answers do; each update's latency counts from its scheduled time, so a
   queue in the bot (or in this generator) shows in the figures instead of slowing the
   load down (no coordinated omission). A slot goes to a table that is not waiting for an
-  answer; the tables are many enough that one is always ready (slots that found none are
-  counted as "starved" and still timed from their scheduled time). A share of the slots
+  answer (use enough tables, `--games`, that one usually is: a slot taken more than 1 ms
+  late is counted, and its wait is in its latency, so the generator's own lag counts
+  against the bot). The first `--warmup` s (the lobbies) are not counted. A share of the slots
   (`--full-share`) posts commands (/help, /rules, /board, /claims) into groups whose
   20-a-minute window is already used up (the rate limiter's window in Redis pre-filled
   for the phase): their post -> 200 is reported apart, and afterwards, once the windows
