@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -130,6 +131,7 @@ class Runtime:
             if isinstance(err, EmbeddedRedisError):
                 raise StartupError(str(err), UNREACHABLE_EXIT) from None
             raise
+        metrics.watch_gc()
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
         service.history.record_ttl_s = config.record_days * 24 * 3600  # issue 19
@@ -139,6 +141,11 @@ class Runtime:
         sender.on_prompt_delivered = service.prompt_delivered
         dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
         service.on_commit = _counting_steps(service.on_commit)
+        # What start-up made (modules, classes, catalogues: most of the heap) lives as long
+        # as the process: out of the collector's sight, a full collection, which stops the
+        # event loop, has that much less to walk (90 ms pauses at 100 updates/s before).
+        gc.collect()
+        gc.freeze()
         return cls(config, redis, bot, service, sender, dispatcher, embedded)
 
     async def process(self, update: Update) -> CallbackAnswer | None:
@@ -200,6 +207,7 @@ class Runtime:
         metrics.DEADLINES_DUE.set(due)
         metrics.DEADLINES_LATE.set(late)
         metrics.GAMES_OPEN.set(open_games)
+        metrics.DELIVERIES_IN_FLIGHT.set(self.sender.in_flight())
 
     async def _every(
         self, name: str, seconds: float, step: Callable[[], Awaitable[object]]

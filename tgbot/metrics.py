@@ -7,6 +7,9 @@ Counters and histograms count what this process did; the gauges read from Redis
 from __future__ import annotations
 
 import contextvars
+import gc
+import time
+from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 from telegram import Update
@@ -35,7 +38,17 @@ DEADLINES_LATE = Gauge(
 )
 DEADLINES_FIRED = Counter("coup_deadlines_fired", "Deadlines fired by this process")
 GAMES_OPEN = Gauge("coup_games_open", "Lobbies and games in play (each one has a deadline)")
+DELIVERIES_IN_FLIGHT = Gauge(
+    "coup_deliveries_in_flight", "Outboxes this process is delivering now (one task each)"
+)
 LOOP_FAILURES = Counter("coup_background_failures", "Failed rounds of a background loop", ["loop"])
+
+GC_PAUSES = Histogram(
+    "coup_gc_pause_seconds",
+    "Pauses of the garbage collector (the event loop waits for them), by generation",
+    ["generation"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5),
+)
 
 LATE_AFTER_S = 5
 
@@ -71,3 +84,19 @@ def observe_delivery(chat: int, optional: bool, queued_ms: int | None, now_ms: i
     """Record how long a message delivered to `chat` waited since its step queued it."""
     if queued_ms is not None:
         DELIVERY_LAG.observe(max(0, now_ms - queued_ms) / 1000)
+
+
+_gc_started: list[float] = []
+
+
+def _time_gc(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _gc_started[:] = [time.perf_counter()]
+    elif _gc_started:
+        GC_PAUSES.labels(str(info.get("generation"))).observe(time.perf_counter() - _gc_started[0])
+
+
+def watch_gc() -> None:
+    """Time every garbage collection from now on (once per process)."""
+    if _time_gc not in gc.callbacks:
+        gc.callbacks.append(_time_gc)

@@ -34,7 +34,7 @@ def main() -> None:
         webhook_secret=os.environ["WEBHOOK_SECRET"],
         api_base_url=os.environ["TELEGRAM_API_URL"],
         key_prefix=os.environ["REDIS_KEY_PREFIX"],
-        group_messages_per_minute=6000,
+        group_messages_per_minute=int(os.environ.get("GROUP_MESSAGES_PER_MINUTE", "6000")),
         person_updates_per_10s=100_000,  # the test presses faster than any person
         messages_per_second=int(os.environ.get("MESSAGES_PER_SECOND", "30")),
         private_messages_per_second=100_000,

@@ -157,8 +157,38 @@ class Sender:
         # before it delivers anything more of that game, so that nothing is sent twice.
         self._owed_raws: dict[str, list[str]] = {}
         self._owed_refs: dict[str, dict[str, int]] = {}
+        # Outboxes this process delivers now, and those asked for again meanwhile.
+        self._running: set[str] = set()
+        self._again: set[str] = set()
+
+    def in_flight(self) -> int:
+        """Outboxes this process is delivering now."""
+        return len(self._running)
 
     async def flush(self, game_id: str) -> None:
+        """Deliver what a game (or chat) has queued, or ask its running delivery in this
+        process to go round once more.
+
+        Every commit asks for a delivery, and at a steady rate most find their outbox's
+        delivery already running (waiting for the bot's pace or a chat's window): each
+        would try the outbox's lock in Redis and give up, and the many tasks waiting side
+        by side would take the event loop and the Redis connections the updates need.
+        """
+        if game_id in self._running:
+            self._again.add(game_id)
+            return
+        self._running.add(game_id)
+        try:
+            while True:
+                self._again.discard(game_id)
+                await self._flush_once(game_id)
+                if game_id not in self._again:
+                    return
+        finally:
+            self._running.discard(game_id)
+            self._again.discard(game_id)
+
+    async def _flush_once(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
         while True:
             token = secrets.token_hex(8)
