@@ -29,17 +29,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PTB_TIMEDELTA", "1")
 
-import redis
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 
+from bench.cluster import commands, nodes
 from tests.bot.play import first_income_press, open_and_start, players
-from tests.redis_server import cluster_url, redis_cluster_url, redis_url
+from tests.redis_server import redis_cluster_url, redis_url
 from tests.telegram_sim.harness import running_bot
 from tgbot.telegram.handlers import Dispatcher
 
-NOT_COUNTED = ("info", "config", "cluster", "command", "client", "hello", "select")
 # The deadline loop's and the sweeper's look at their buckets (8 each, every 0.25 s and
 # every sweep): neither a press nor its delivery sends it, so it is also shown apart.
 POLL = "zrangebyscore"
@@ -47,27 +46,6 @@ POLL = "zrangebyscore"
 _hot: contextvars.ContextVar[bool] = contextvars.ContextVar("hot", default=False)
 sent: Counter[str] = Counter()  # the hot path's client-side commands and round trips
 held: list[tuple[Dispatcher, str]] = []
-
-
-def nodes(url: str) -> list[redis.Redis]:
-    """A client for every primary of a cluster, or for the one server."""
-    if not cluster_url(url):
-        return [redis.Redis.from_url(url)]
-    cluster = redis.RedisCluster.from_url(url)
-    found = [redis.Redis(host=n.host, port=n.port) for n in cluster.get_primaries()]
-    cluster.close()
-    return found
-
-
-def commands(servers: list[redis.Redis]) -> Counter[str]:
-    """Calls per command so far, summed over the nodes."""
-    total: Counter[str] = Counter()
-    for server in servers:
-        for name, row in server.info("commandstats").items():
-            command = name.removeprefix("cmdstat_")
-            if not command.startswith(NOT_COUNTED):
-                total[command] += int(row["calls"])
-    return total
 
 
 def instrument() -> None:
