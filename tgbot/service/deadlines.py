@@ -25,9 +25,8 @@ class DeadlineRoom(LobbyRoom):
     """Deadlines kept in the store, fired once across processes."""
 
     async def fire_deadline(self, game_id: str) -> None:
-        """A deadline came due: start or close a lobby, or apply the timeout default."""
-        if await self.history.settle_if_over(game_id):  # issue 19 hook: count a finished game
-            return
+        """A deadline came due: start or close a lobby, apply the timeout default, or count
+        a finished game (its last step armed its deadline to fire at once)."""
         key = self.keys.game(game_id)
         now = self.now_ms()
         fired: list[bool] = []
@@ -36,13 +35,11 @@ class DeadlineRoom(LobbyRoom):
         def build(seen: dict[str, str | None]) -> Writes:
             raw = seen[key]
             writes = Writes()
-            if raw is None:
-                writes.deadline_clear.append(game_id)
-                return writes
-            record = GameRecord.from_dict(json.loads(raw))
-            if record.status == OVER:
-                # It ended after the check above (a press, just now): its deadline stays
-                # armed until the game is counted, below or at its next firing.
+            record = None if raw is None else GameRecord.from_dict(json.loads(raw))
+            if record is None or record.status == OVER:
+                # Counted below, from its kept record if there is one (the game's state may
+                # be gone before it). Its deadline stays armed until then: a crash before
+                # the count fires it again.
                 finished.append(True)
                 return writes
             if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
@@ -81,7 +78,7 @@ class DeadlineRoom(LobbyRoom):
         if fired:
             await self._committed(game_id)
         if finished and not await self.history.settle_if_over(game_id):
-            await self.store.clear_deadline(game_id)  # over, and no record kept to count
+            await self.store.clear_deadline(game_id)  # nothing kept to count
 
     async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
