@@ -491,7 +491,6 @@ class Store:
         self._begin = redis.register_script(_BEGIN_UPDATE)
         self._begin_press = redis.register_script(_BEGIN_PRESS)
         self._mark = redis.register_script(_MARK_UPDATE)
-        self._remember = redis.register_script(_REMEMBER)
         self._finish = redis.register_script(_FINISH_DRAIN)
 
     async def ping(self) -> bool:
@@ -1083,12 +1082,6 @@ class Store:
         bucket = self.keys.pending_outboxes(self.keys.bucket(owner))
         await self.redis.eval(_UNMARK, 1, bucket, owner, mark)
 
-    async def remember_message(self, game_id: str, ref: str, message_id: int) -> None:
-        """Note which Telegram message a reference stands for."""
-        await self._remember(
-            keys=[self.keys.messages(game_id)], args=[ref, message_id, MESSAGE_IDS_TTL_S]
-        )
-
     # ---- preferences ---------------------------------------------------------------
 
     async def user_prefs(self, user_id: int) -> dict[str, str]:
@@ -1299,13 +1292,6 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[2]) - 1)
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('DEL', KEYS[2])
-return 1
-"""
-
-# Note a message id; a hash without a TTL gets one (a finished game's shorter one stays).
-_REMEMBER = """
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return 1
 """
 
