@@ -7,7 +7,7 @@ import logging
 import secrets
 from typing import Any
 
-from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision, Variant
+from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
@@ -27,7 +27,6 @@ from .outcomes import Notice, Refusal, Said
 from .plan import Edit, Send
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import CallbackResult, Origin, Person, Reply, UserError
-from .settings import ChatSettings
 from .step_messages import (
     LOBBY_REF,
     TURN_REF,
@@ -37,11 +36,6 @@ from .step_messages import (
 )
 
 log = logging.getLogger(__name__)
-
-
-def chat_variant(settings: dict[str, str]) -> Variant:
-    """A group's variant setting (the base game until its admins choose another)."""
-    return ChatSettings.from_stored(settings).variant
 
 
 class LobbyRoom(ServiceCore):

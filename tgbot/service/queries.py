@@ -8,7 +8,6 @@ from ..rendering.i18n import Translator
 from .core import (
     ServiceCore,
 )
-from .lobby import chat_variant
 from .outcomes import Refusal
 from .records import LOBBY, PLAYING, GameRecord
 from .results import Person, Reply, UserError
@@ -59,7 +58,7 @@ class QueryRoom(ServiceCore):
         if record is not None:
             variant = record.game_variant()
         else:
-            variant = chat_variant(await self.store.chat_settings(chat_id))
+            variant = (await self.chat_settings(chat_id)).variant
         return ui.rules_for(t, variant)
 
     async def person_rules(self, person: Person, t: Translator) -> str:
