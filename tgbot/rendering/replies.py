@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..service.outcomes import Refusal, Said
 from .i18n import Translator
+from .notices import say
 from .ui import Button, Screen
 
 
@@ -13,12 +15,12 @@ def too_fast(t: Translator) -> str:
 
 def button_not_valid(t: Translator) -> str:
     """A press of a button that does not belong on that message or in that chat."""
-    return t.gettext("This button is not valid.")
+    return say(t, Said(Refusal.NOT_VALID))  # the service's own words for it
 
 
 def button_out_of_date(t: Translator) -> str:
     """A press on a message that can no longer be changed."""
-    return t.gettext("This button is out of date.")
+    return say(t, Said(Refusal.OUT_OF_DATE))  # the service's own words for it
 
 
 def settings_for_admins(t: Translator) -> str:
@@ -28,7 +30,7 @@ def settings_for_admins(t: Translator) -> str:
 
 def no_game_here(t: Translator) -> str:
     """A game command in a group without a game."""
-    return t.gettext("No game here. Start one with /newgame.")
+    return say(t, Said(Refusal.NO_GAME_HERE))  # the service's own words for it
 
 
 def write_as_yourself(t: Translator) -> str:
