@@ -110,6 +110,11 @@ async def test_a_game_with_one_person_is_kept_but_not_counted(redis_server_url: 
         assert h.sim.last(GROUP).text == h.tr(
             "🏆 No rated games in this group yet (a game counts with 2+ people)."
         )
+        # In private /top is the board of all groups: its empty text says so, not "this group".
+        await h.say(a, a.id, "/top")
+        assert h.sim.last(a.id).text == h.tr(
+            "🏆 No rated games in any group yet (a game counts with 2+ people)."
+        )
         # It is still kept, and its player may replay it.
         before = len(h.sim.messages(a.id))
         await h.say(a, a.id, "/replay")
@@ -239,8 +244,8 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
         expected = (
             h.catalogs.get("ka")
             .ngettext(
-                "{character}: {n} time, {bluffs} bluffs ({percent}%)",
-                "{character}: {n} times, {bluffs} bluffs ({percent}%)",
+                "{character}: claimed {n} time, bluffed {bluffs} ({percent}%)",
+                "{character}: claimed {n} times, bluffed {bluffs} ({percent}%)",
                 1,
             )
             .format(character=duke, n=1, bluffs=bluffs, percent=100 * bluffs)
@@ -380,6 +385,9 @@ async def test_bad_replay_requests_get_a_clear_answer_and_change_nothing(
         assert h.sim.last(GROUP).text == none_kept.format(days=30)
         await h.say(a, GROUP, "/claims")
         assert h.sim.last(GROUP).text == h.tr("No game here. Start one with /newgame.")
+        # In private, /newgame (a group's command) is no advice: they are in no game.
+        await h.say(a, a.id, "/claims")
+        assert h.sim.last(a.id).text == h.tr("You are not in a game.")
         for data in ("rp.", "rp." + "x" * 60, "rp.abcdefgh12"):
             update = h.press_update(a, GROUP, 1, data)
             response = await h.post(update)

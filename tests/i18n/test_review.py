@@ -148,7 +148,7 @@ def test_log_lines_use_the_case_forms() -> None:
     assert describe(declared, KA, names) == "🛡 ნინო იბლოკება: ლევანი კაპიტნით ბლოკავს."
     assert describe(declared, KA, names, 2) == "🛡 კაპიტნით ბლოკავ."
     blocked = ev.ActionBlocked(1, Action.ASSASSINATE, 2, Character.CONTESSA)
-    assert describe(blocked, KA, names) == "🛡 კონტესის დაბლოკვა ძალაშია: მოკვლა ჩაიშალა."
+    assert describe(blocked, KA, names) == "🛡 კონტესის კონტრსვლა ძალაშია: მოკვლა ჩაიშალა."
     assert describe(blocked, EN, {1: "A", 2: "B"}) == (
         "🛡 The Contessa's block stands: Assassinate fails."
     )
@@ -400,34 +400,56 @@ RULE_LINES = {
             "განძიდან 2 მონეტა",
             "ნებისმიერ მოთამაშეს შეუძლია ჰერცოგით დაბლოკოს",
         ],
-        "💥 აჯანყება": ["7 მონეტა საგანძურში", "ერთ ბარათს ამოატრიალებს", "10 ან მეტი"],
-        "👑 გადასახადი (ჰერცოგი)": ["განძიდან 3 მონეტა"],
+        "💥 აჯანყება": [
+            "7 მონეტა საგანძურში",
+            "ერთ ბარათს ამოატრიალებს",
+            "10 ან მეტი",
+            "ვერავინ დაბლოკავს და ვერავინ შეეწინააღმდეგება",
+        ],
+        "👑 გადასახადი (ჰერცოგი)": ["განძიდან 3 მონეტა", "არ იბლოკება"],
         "🗡 მოკვლა (ასასინი)": [
             "3 მონეტა",
             "ერთ ბარათს ამოატრიალებს",
             "მხოლოდ სამიზნეს შეუძლია კონტესით დაბლოკოს",
+            "თუ მოკვლა დაიბლოკა, გადახდილ 3 მონეტას უკან ვეღარ იბრუნებ",
         ],
         "🏴 მოპარვა (კაპიტანი)": [
             "2 მონეტა",
             "მხოლოდ სამიზნეს შეუძლია კაპიტნით ან ელჩით დაბლოკოს",
         ],
-        "🔄 გაცვლა (ელჩი)": ["დეკიდან 2 ბარათი", "დანარჩენი დეკში დააბრუნე", "არ იბლოკება"],
+        "🔄 გაცვლა (ელჩი)": [
+            "დეკიდან 2 ბარათი",
+            "შენს ბარათებთან ერთად აირჩიე, რომელი დაიტოვო",
+            "დანარჩენი დეკში დააბრუნე",
+            "არ იბლოკება",
+        ],
     },
     "en": {
         "💰 Income": ["1 coin from the treasury", "No one can block or challenge it"],
         "🤝 Foreign Aid": ["2 coins", "Anyone can block it with the Duke"],
-        "💥 Coup": ["pay 7 coins into the treasury", "turns a card face up", "10 or more"],
-        "👑 Tax (Duke)": ["3 coins"],
+        "💥 Coup": [
+            "pay 7 coins into the treasury",
+            "turns a card face up",
+            "10 or more",
+            "No one can block or challenge it",
+        ],
+        "👑 Tax (Duke)": ["3 coins", "It cannot be blocked"],
         "🗡 Assassinate (Assassin)": [
             "pay 3 coins",
             "turns a card face up",
             "Only the target can block it, with the Contessa",
+            "a blocked assassination does not give the 3 coins back",
         ],
         "🏴 Steal (Captain)": [
             "2 coins",
             "Only the target can block it, with a Captain or an Ambassador",
         ],
-        "🔄 Exchange (Ambassador)": ["2 cards from the deck", "the rest back", "cannot be blocked"],
+        "🔄 Exchange (Ambassador)": [
+            "2 cards from the deck",
+            "choose among them and your own cards",
+            "the rest back",
+            "cannot be blocked",
+        ],
     },
 }
 # The rest of /rules: setup, claims, challenges (of actions and of blocks), elimination.
@@ -444,11 +466,13 @@ RULE_POINTS = {
         "ნებისმიერი ბარათის ქონა",
         "ბლეფი დაშვებულია",
         "სვლასაც და კონტრსვლასაც (დაბლოკვას)",
-        "ნებისმიერი მოთამაშე შეიძლება შეეწინააღმდეგოს",
-        "ვინც ბლეფობდა, ერთ ბარათს ამოატრიალებს",
-        "3 მონეტა უკან ბრუნდება",
+        "ყველას შეუძლია შეეწინააღმდეგოს",
+        "ვინც ბლეფობდა, ერთ ბარათს ამოატრიალებს და მისი სვლა ან კონტრსვლა ჩაიშლება",
+        "გადახდილ 3 მონეტას უკან იბრუნებს",
         "დეკში აბრუნებს და სანაცვლოდ ახალს იღებს",
         "ვინც შეცდომით შეეწინააღმდეგა, ერთ ბარათს ამოატრიალებს",
+        "სვლა ან კონტრსვლა კი ძალაში რჩება",
+        "დაბლოკილი სვლა ჩაიშლება, თუ დაბლოკვას ვინმე წარმატებით არ შეეწინააღმდეგა",
         "ორივე ბარათი ამოტრიალებული აქვს, თამაშს ტოვებს",
     ],
     "en": [
@@ -462,10 +486,12 @@ RULE_POINTS = {
         "claim any character",
         "bluffing is allowed",
         "an action or a counteraction (a block), can be challenged by any player",
-        "the bluffer turns a card face up",
-        "returns the 3 coins",
+        "the bluffer turns a card face up and the action or block fails",
+        "gets the 3 coins back",
         "puts it back into the deck and draws a new one",
         "the challenger turns a card face up",
+        "the action or block goes ahead",
+        "A blocked action fails unless someone challenges the block successfully",
         "both cards face up is out of the game",
     ],
 }
@@ -480,9 +506,12 @@ def test_rules_state_each_action_and_who_may_block_it(lang: str) -> None:
         assert len(line) == 1, head
         for point in points:
             assert point in line[0], (head, point)
-    for head in list(RULE_LINES[lang])[2:4]:  # Coup and Tax: nobody blocks them
+    # Only Foreign Aid, Assassinate and Steal can be blocked: the others say they cannot.
+    unblockable = {"ka": ("ვერავინ დაბლოკავს", "არ იბლოკება"), "en": ("No one can block",
+                   "cannot be blocked")}[lang]  # fmt: skip
+    for i, head in enumerate(RULE_LINES[lang]):
         line = next(ln for ln in lines if ln.startswith(head + ":"))
-        assert "დაბლოკ" not in line and "block" not in line, line
+        assert any(word in line for word in unblockable) == (i in (0, 2, 3, 6)), line
 
 
 @pytest.mark.parametrize("lang", ["ka", "en"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from babel.numbers import format_decimal
+
 from ..engine import Character
 from ..engine import events as ev
 from .i18n import Translator
@@ -20,8 +22,9 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - CONSERVATIVE_SIGMAS * sigma
 
 
-def _number(x: float) -> str:
-    return f"{x:.1f}"
+def _number(t: Translator, x: float) -> str:
+    # The reader's decimal mark: Georgian writes "12,4", English "12.4".
+    return format_decimal(x, "0.0", locale=t.language)
 
 
 def replay_button(t: Translator, game_id: str) -> list[list[dict[str, str]]]:
@@ -43,7 +46,9 @@ def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, fl
         mu, sigma = rating
         lines.append(
             t.gettext("⭐ Rating {rating} (estimate {mu} ± {sigma})").format(
-                rating=_number(conservative(mu, sigma)), mu=_number(mu), sigma=_number(sigma)
+                rating=_number(t, conservative(mu, sigma)),
+                mu=_number(t, mu),
+                sigma=_number(t, sigma),
             )
         )
     lines += [
@@ -62,8 +67,8 @@ def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, fl
             bluffs = counts.get(f"bluff:{character.value}", 0)
             lines.append(
                 t.ngettext(
-                    "{character}: {n} time, {bluffs} bluffs ({percent}%)",
-                    "{character}: {n} times, {bluffs} bluffs ({percent}%)",
+                    "{character}: claimed {n} time, bluffed {bluffs} ({percent}%)",
+                    "{character}: claimed {n} times, bluffed {bluffs} ({percent}%)",
                     n,
                 ).format(
                     character=character_name(t, character),
@@ -83,6 +88,8 @@ def top_text(
 ) -> str:
     """A board: people by conservative rating with games played; AI players apart."""
     if not people and not ai:
+        if every_group:
+            return t.gettext("🏆 No rated games in any group yet (a game counts with 2+ people).")
         return t.gettext("🏆 No rated games in this group yet (a game counts with 2+ people).")
     if every_group:
         lines = [t.gettext("🏆 Best players of all groups (rating, games):")]
@@ -96,7 +103,9 @@ def top_text(
                     "{place}. {name}: {rating} ({games} game)",
                     "{place}. {name}: {rating} ({games} games)",
                     games,
-                ).format(place=i, name=name, rating=_number(conservative(mu, sigma)), games=games)
+                ).format(
+                    place=i, name=name, rating=_number(t, conservative(mu, sigma)), games=games
+                )
             )
 
     rows(people)

@@ -459,11 +459,15 @@ class _Describer:
 
     def embezzlement_challenged(self, e: ev.EmbezzlementChallenged) -> str:
         if e.challenger == self.you:
-            text = self.t.gettext("⚔️ You challenge {claimant}: a Duke after all?")
+            text = self.t.gettext(
+                "⚔️ You challenge {claimant}: does {claimant} have a Duke after all?"
+            )
         elif e.claimant == self.you:
-            text = self.t.gettext("⚔️ {challenger} challenges you: a Duke after all?")
+            text = self.t.gettext("⚔️ {challenger} challenges you: do you have a Duke after all?")
         else:
-            text = self.t.gettext("⚔️ {challenger} challenges {claimant}: a Duke after all?")
+            text = self.t.gettext(
+                "⚔️ {challenger} challenges {claimant}: does {claimant} have a Duke after all?"
+            )
         return text.format(challenger=self.name(e.challenger), claimant=self.name(e.claimant))
 
     def embezzler_had_duke(self, e: ev.EmbezzlerHadDuke) -> str:
@@ -492,9 +496,12 @@ class _Describer:
         )
 
     def cards_redrawn(self, e: ev.CardsRedrawn) -> str:
-        return self.t.gettext("🔁 Your cards went back into the deck; you drew: {drawn}.").format(
-            drawn=cards_text(self.t, e.drawn)
-        )
+        # One card or two: the player may have only one left.
+        return self.t.ngettext(
+            "🔁 Your card went back into the deck; you drew: {drawn}.",
+            "🔁 Your cards went back into the deck; you drew: {drawn}.",
+            len(e.drawn),
+        ).format(drawn=cards_text(self.t, e.drawn))
 
     def cards_dealt(self, e: ev.CardsDealt) -> str:
         return self.t.gettext("🂠 Your cards: {cards}.").format(cards=cards_text(self.t, e.cards))

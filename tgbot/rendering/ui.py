@@ -232,10 +232,12 @@ def turn_message(
     seconds_left: int | None,
     table: bool,
     claims: str = "",
+    question: str = "",
 ) -> str:
     """The group's turn message: the turn's story; then, while the turn goes on, who must
-    decide and until when; once it is over, the table (with the claim tracker's line,
-    `claims`, when there is one) and who moves next."""
+    decide and until when (and, over the answer buttons, `question`: what they answer);
+    once it is over, the table (with the claim tracker's line, `claims`, when there is
+    one) and who moves next."""
     lines = list(story)
     status = status_text(t, view, names, seconds_left)
     if table:
@@ -244,6 +246,8 @@ def turn_message(
             lines.append(claims)
     if status:
         lines += ["", status] if not table else [status]
+    if question:
+        lines.append(question)
     return "\n".join(lines).strip("\n")
 
 
@@ -440,10 +444,14 @@ def convert_label(t: Translator, decision: TakeAction, me: int, names: Names) ->
 
 def response_question(t: Translator, view: PlayerView) -> str:
     """What a responder is asked, by window."""
-    window = view.awaiting.window
-    legal = view.legal
-    can_challenge = any(isinstance(d, Challenge) for d in legal)
-    can_block = any(isinstance(d, Block) for d in legal)
+    return answers_question(t, view.awaiting.window, view.legal)
+
+
+def answers_question(t: Translator, window: Window | None, options: Sequence[Decision]) -> str:
+    """The question the answers `options` reply to (a private prompt, or the group's
+    turn message over its answer buttons, where a bare "🛡 with the Captain" needs it)."""
+    can_challenge = any(isinstance(d, Challenge) for d in options)
+    can_block = any(isinstance(d, Block) for d in options)
     if window is Window.BLOCK_CHALLENGE:
         return t.gettext("Do you challenge the block?")
     if can_challenge and can_block:
@@ -534,9 +542,11 @@ def help_text(t: Translator, group: Sequence[CommandLine], private: Sequence[Com
             section(t.gettext("In a group:"), group),
             section(t.gettext("In private:"), private),
             # The variants' line under the last paragraph: /help stays four paragraphs.
+            # Sent in groups as well as in private: no "here".
             t.gettext(
-                "Your cards and your buttons come here, in private. The group sees the table. "
-                "Too few players? The game's creator can add AI players (🤖) in the lobby."
+                "Your cards and your buttons come in your private chat with me; the group sees "
+                "the table. Too few players? The game's creator can add AI players (🤖) in the "
+                "lobby."
             )
             + "\n"
             + t.gettext(
@@ -565,19 +575,23 @@ def rules_text(t: Translator) -> str:
         "💰 Income: take 1 coin from the treasury. No one can block or challenge it.\n"
         "🤝 Foreign Aid: take 2 coins from the treasury. Anyone can block it with the Duke.\n"
         "💥 Coup: pay 7 coins into the treasury; the player you choose turns a card face up. "
-        "With 10 or more coins you must stage a Coup.\n"
-        "👑 Tax (Duke): take 3 coins from the treasury.\n"
+        "No one can block or challenge it. With 10 or more coins you must stage a Coup.\n"
+        "👑 Tax (Duke): take 3 coins from the treasury. It cannot be blocked.\n"
         "🗡 Assassinate (Assassin): pay 3 coins; the player you choose turns a card face up. "
-        "Only the target can block it, with the Contessa.\n"
+        "Only the target can block it, with the Contessa; a blocked assassination does not "
+        "give the 3 coins back.\n"
         "🏴 Steal (Captain): take 2 coins from a player. Only the target can block it, with a "
         "Captain or an Ambassador.\n"
-        "🔄 Exchange (Ambassador): draw 2 cards from the deck, keep as many as you had and put "
-        "the rest back. It cannot be blocked.\n\n"
+        "🔄 Exchange (Ambassador): draw 2 cards from the deck, choose among them and your own "
+        "cards which to keep (as many as you had) and put the rest back. It cannot be "
+        "blocked.\n\n"
         "Anyone may claim any character: bluffing is allowed. Every claim, an action or a "
         "counteraction (a block), can be challenged by any player. If it was a bluff, the "
-        "bluffer turns a card face up (a caught Assassin bluff returns the 3 coins). If the "
-        "claim was true, the player shows the card, puts it back into the deck and draws a new "
-        "one, and the challenger turns a card face up.\n\n"
+        "bluffer turns a card face up and the action or block fails (an Assassin caught "
+        "bluffing gets the 3 coins back). If the claim was true, the player shows the card, "
+        "puts it back into the deck and draws a new one, the challenger turns a card face up, "
+        "and the action or block goes ahead. A blocked action fails unless someone challenges "
+        "the block successfully.\n\n"
         "A player with both cards face up is out of the game."
     )
 
@@ -590,8 +604,9 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
             t.gettext(
                 "🔍 Inquisitor: the Inquisitor replaces the Ambassador (3 cards; no one may "
                 "claim the Ambassador).\n"
-                "🔄 Exchange (Inquisitor): draw 1 card from the deck, keep as many cards as you "
-                "had and put the other back. It cannot be blocked.\n"
+                "🔄 Exchange (Inquisitor): draw 1 card from the deck, choose among it and your "
+                "own cards which to keep (as many as you had) and put the other back. It cannot "
+                "be blocked.\n"
                 "🔍 Examine (Inquisitor): the player you choose shows you one of their cards "
                 "(they choose which; only you see it). Then you let them keep it, or make them "
                 "put it into the deck and draw a new one. It cannot be blocked.\n"
@@ -599,20 +614,30 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
             )
         )
     if variant.reformation:
+        sides = t.gettext(
+            "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
+            "alternating around the table. While both sides are in the game, you cannot stage "
+            "a Coup against, assassinate or steal from a player of your side, nor block their "
+            "Foreign Aid."
+        )
+        if variant.inquisitor:  # Examine exists only with the Inquisitor
+            sides += " " + t.gettext("Nor can you examine a player of your side.")
+        sides += " " + t.gettext(
+            "But you may challenge any player, your own side too. Once everyone left is on one "
+            "side, these limits are gone."
+        )
         parts.append(
-            t.gettext(
-                "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
-                "alternating around the table. While both sides are in the game, you cannot "
-                "stage a Coup against, assassinate, steal from or examine a player of your "
-                "side, nor block their Foreign Aid; anyone may challenge anyone. Once everyone "
-                "left is on one side, these limits are gone.\n"
+            sides
+            + "\n"
+            + t.gettext(
                 "🔀 Conversion: pay 1 coin to change your own side, or 2 coins to change "
                 "another player's. The coins go into the Reserve 🐷, not the treasury. No one "
                 "can block or challenge it.\n"
                 "🐷 Embezzlement: say you have no Duke and take every coin in the Reserve. "
-                "Anyone can challenge it: if you do have a Duke, you turn a card face up and "
-                "take nothing; if not, you show your cards, put them into the deck and draw "
-                "new ones, and the challenger turns a card face up.\n"
+                "It cannot be blocked, but anyone can challenge it: if you do have a Duke, you "
+                "turn a card face up and take nothing from the Reserve; if not, you show your "
+                "cards, put them into the deck and draw new ones, and the challenger turns a "
+                "card face up.\n"
                 "With 10 or more coins you still must stage a Coup."
             )
         )

@@ -52,6 +52,14 @@ def _concerns(event: ev.Event, user_id: int) -> bool:
     return not isinstance(event, ev.ResponsePassed) and involves(event, user_id)
 
 
+def _without_repeats(events: list[ev.Event], user_id: int) -> list[ev.Event]:
+    """The events of a player's private chat, less what another line there says again:
+    the examiner's "X shows you a card" when "X shows you: <card>" follows."""
+    if not any(isinstance(e, ev.ExaminedCard) and e.recipient == user_id for e in events):
+        return events
+    return [e for e in events if not (isinstance(e, ev.CardShown) and e.actor == user_id)]
+
+
 def prompt_ref(user_id: int) -> str:
     """The message reference of a player's open prompt."""
     return f"prompt:{user_id}"
@@ -200,12 +208,16 @@ class StepMessages:
         waiting = game.awaiting()
         kb: ui.Keyboard | None = None
         deadline = None
+        question = ""
         if waiting.kind is DecisionKind.RESPONSE and record.answers != "private":
             options = answer_options(game, waiting.players)
             kb = ui.answer_buttons(t, record.id, record.context, options, names)
             deadline = Deadline(record.context, seconds_for(record.timing, waiting.kind))
+            question = ui.answers_question(t, waiting.window, options)
         record.table_context = record.context if kb else None
-        text = ui.turn_message(t, public, names, record.story, seconds_left, False)
+        text = ui.turn_message(
+            t, public, names, record.story, seconds_left, False, question=question
+        )
         self._turn_op(plan, record, text, kb, deadline, same_context)
 
     def _turn_op(
@@ -252,6 +264,7 @@ class StepMessages:
     ) -> None:
         t = self.catalogs.get(lang)
         waiting = game.awaiting()
+        events = _without_repeats(events, user_id)
         own_lines = [
             line
             for e in events

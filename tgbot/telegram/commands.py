@@ -148,6 +148,8 @@ async def _claims(c: CommandCall) -> Reply:
         record = await _group_game(c)
     else:
         record = await c.service.game_of_person(c.person.id)
+        if record is None:  # /newgame, the group's advice, does not work here
+            return Reply(replies.not_in_a_game(c.t))
     return c.service.history.claims(record, c.t)
 
 
