@@ -14,8 +14,10 @@ import time
 
 import pytest
 
-from tests.bot.play import open_and_start, play_to_end, players, press_random
+from tests.bot.play import open_and_start, open_lobby, play_to_end, players, press_random
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
+from tgbot.service.plan import Edit, Send
+from tgbot.telegram.message_refs import message_id, ref_key
 
 
 async def migrate(
@@ -96,3 +98,39 @@ def _not_modified(h: Harness, call: object) -> bool:
     chat, mid = int(params["chat_id"]), int(params["message_id"])
     found = [m for m in h.sim.messages(chat) if m.message_id == mid and m.editable]
     return bool(found) and found[0].text == params.get("text")
+
+
+def test_a_groups_message_ids_are_kept_with_their_chat() -> None:
+    turn_old, turn_new = Edit(-4800, "turn", "t"), Edit(-1004800, "turn", "t")
+    prompt = Edit(42, "prompt:42", "p")
+    assert ref_key(turn_old) == "turn@-4800" and ref_key(prompt) == "prompt:42"
+    assert ref_key(Send(-4800, "plain")) is None
+    refs = {"turn@-4800": 7, "prompt:42": 9}
+    assert message_id(refs, turn_old) == 7 and message_id(refs, prompt) == 9
+    assert message_id(refs, turn_new) is None  # the supergroup has no copy of message 7
+    # An id noted before the ids named their chat is read until the message is sent again.
+    assert message_id({"turn": 5}, turn_old) == 5
+    assert message_id({"turn": 5, "turn@-1004800": 8}, turn_old) is None
+
+
+async def test_a_lobby_is_shown_anew_in_the_supergroup(redis_server_url: str) -> None:
+    old, new = -4720, -1004720
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8730)
+        game_id = await open_lobby(h, users[:2], group=old)
+        await h.delivered(game_id)
+        await h.say(users[2], users[2].id, "/start")
+        await migrate(h, users, game_id, old, new, by_service=True)
+        await h.delivered(game_id)
+        join = h.tr("✋ Join")
+        assert h.has_button(new, join)
+        # The old lobby's Join changes nothing; the new one's joins.
+        await h.press_text(users[2], old, join)
+        record = await h.record(game_id)
+        assert record is not None and record.seat(users[2].id) is None
+        await h.press_text(users[2], new, join)
+        await h.delivered(game_id)
+        record = await h.record(game_id)
+        assert record is not None and record.seat(users[2].id) is not None
+        lobby = [m for m in h.sim.messages(new) if m.editable]
+        assert len(lobby) == 1 and users[2].first_name in lobby[0].text
