@@ -4,7 +4,10 @@ Run: `python bench/memory.py [--games 10000] [--finished 1000]` (REDIS_URL, else
 redis-server). Games are opened, joined, started and played through the game service,
 without Telegram, each update marked the way the webhook handler marks it (the chat's
 latest update ids) and each game's (its record's); the outboxes are then emptied and ~1
-message id per player remembered, as the sender would. Every key under the bench's prefix
+message id per player remembered, as the sender would. Answers to a claim are pressed
+where the bot offers them (the group's turn message, or the prompt if the group answers in
+private); a press that changes nothing, or a game not over after MAX_MOVES decisions, stops
+the bench with an error (Stuck) rather than loop. Every key under the bench's prefix
 is weighed with MEMORY USAGE. For finished games, what is left after 24 h is every key
 without a TTL or with more than 24 h to live, less the stats (kept for good by design).
 """
@@ -28,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tgbot.config import DEFAULT_LOCALES, Deadlines
+from tgbot.engine import DecisionKind
 from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.game_service import GameService
@@ -41,14 +45,24 @@ DAY_S = 24 * 3600
 _updates = itertools.count(1)
 
 
-async def handled(store: Store, chat_id: int, call: object) -> int:
-    """Run one service call as the handler would: the update taken, applied, marked."""
+# A game played to its end takes ~50 decisions; one that takes this many is stuck.
+MAX_MOVES = 2_000
+
+
+class Stuck(RuntimeError):
+    """A game of the bench made no progress: the bench stops rather than loop."""
+
+
+async def handled(store: Store, chat_id: int, call: object) -> object:
+    """Run one service call as the handler would: the update taken, applied, marked; its
+    result (None for a duplicate)."""
     update_id = next(_updates)
     assert await store.begin_update(chat_id, update_id)
+    result = None
     with contextlib.suppress(Duplicate):
-        await call(update_id)  # type: ignore[operator]
+        result = await call(update_id)  # type: ignore[operator]
     await store.end_update(chat_id, update_id)
-    return update_id
+    return result
 
 
 async def make_game(
@@ -68,27 +82,39 @@ async def make_game(
     for p in people[1:]:
         await handled(store, chat, lambda u, p=p: service.join(game_id, p, u))
     await handled(store, chat, lambda u: service.start_game(game_id, people[0], u))
-    # The sender delivers the lobby and the first prompts at once and notes their ids.
-    ids = {"lobby": 999} | {f"prompt:{p.id}": 1000 + i for i, p in enumerate(people)}
+    # The sender delivers the lobby and the first prompts at once and notes their ids (a
+    # group's under its chat, as the sender keeps them).
+    ids = {f"lobby@{chat}": 999} | {f"prompt:{p.id}": 1000 + i for i, p in enumerate(people)}
     await store.outbox_delivered(game_id, [], ids)
     done = 0
     while moves is None or done < moves:
-        raw = await store.get_json(service.keys.game(game_id))
-        if raw is None or raw["status"] != "playing":
-            break
         record = await service.game_of_chat(chat)
-        assert record is not None
+        if record is None or record.status != "playing":
+            break
         game = record.game()
         waiting = game.awaiting()
         if waiting.kind is None:
             break
+        if done >= MAX_MOVES:
+            raise Stuck(f"game {game_id}: not over after {done} decisions")
         pid = waiting.players[0]
         decision = rng.choice(game.legal_decisions(pid))
         person = next(p for p in people if p.id == pid)
         data = buttons.pack(
             game_id, record.context, buttons.encode_decision(decision, [p.id for p in game.players])
         )
-        await handled(store, pid, lambda u, p=person, d=data: service.press(p, d, u, chat_id=p.id))
+        # Answers to a claim are pressed where the bot offers them: on the group's turn
+        # message, unless the group answers in private (then in the prompt, as the rest).
+        at_table = waiting.kind is DecisionKind.RESPONSE and record.answers != "private"
+        where = chat if at_table else pid
+        result = await handled(
+            store, where, lambda u, p=person, d=data, c=where: service.press(p, d, u, chat_id=c)
+        )
+        after = await store.get_json(service.keys.game(game_id))
+        if after is None or after["rev"] == record.rev:
+            raise Stuck(
+                f"game {game_id}: {decision} by {pid} in chat {where} changed nothing: {result}"
+            )
         done += 1
     return game_id, chat
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tgbot.engine import Allegiance, Character, DecisionKind, Game, Pass, Variant
+from tgbot.engine import (
+    RULES_VERSION,
+    Allegiance,
+    Character,
+    DecisionKind,
+    Game,
+    Pass,
+    Variant,
+    game_class,
+)
 from tgbot.engine.cards import full_deck
 from tgbot.engine.events import Event
 
@@ -30,11 +39,13 @@ def stacked_game(
     variant: Variant = Variant.BASE,
     sides: str | None = None,
     reserve: int = 0,
+    rules: int = RULES_VERSION,
 ) -> Game:
     """Players 1..n sit in order with these hands; `deck_top` is drawn first.
 
     `sides` sets the allegiances in seat order ("LRL": 1 Loyalist, 2 Reformist, ...) and
-    `reserve` moves coins from the treasury to the Treasury Reserve (Reformation games).
+    `reserve` moves coins from the treasury to the Treasury Reserve (Reformation games);
+    `rules` is the rules version (1 only to check how old records rebuild).
     """
     wanted = [c for hand in hands for c in hand] + list(deck_top)
     left = Counter(full_deck(variant))
@@ -45,7 +56,7 @@ def stacked_game(
         if left[card] > 0:
             remaining.append(card)
             left[card] -= 1
-    game, _ = Game.new(
+    game, _ = game_class(variant, rules).new(
         list(range(1, len(hands) + 1)),
         seed,
         deck=wanted + remaining,

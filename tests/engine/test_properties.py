@@ -11,7 +11,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tgbot.engine import Action, Game, Phase, Variant, game_from_dict, game_to_dict, view_of
+from tgbot.engine import (
+    Action,
+    DecisionKind,
+    Game,
+    Phase,
+    Variant,
+    game_from_dict,
+    game_to_dict,
+    view_of,
+)
 from tgbot.engine.events import (
     ActionDeclared,
     AllegianceChanged,
@@ -47,6 +56,9 @@ PRIVATE_TYPES = (
 PUBLIC_CARD_TYPES = (CardRevealed, ClaimProven, EmbezzlerCleared)
 VARIANTS = list(Variant)
 TARGETED = (Action.COUP, Action.ASSASSINATE, Action.STEAL, Action.EXAMINE)
+
+# The choices of one player among their own cards: never asked when all are the same.
+ONE_PLAYER_CHOICES = (DecisionKind.LOSE_CARD, DecisionKind.EXCHANGE, DecisionKind.SHOW_CARD)
 
 Step = tuple[Any, ...]
 
@@ -89,8 +101,24 @@ def play_random(
         if check:
             check_step(game, events)
             check_allegiances(prior, game, events)
+            check_afk_streaks(prior, game, step)
     assert game.over, "a game must end"
     return game, log, all_events
+
+
+def check_afk_streaks(prior: Game, game: Game, step: Step) -> None:
+    """The AFK streak counts turns only, in every variant: a timed-out turn adds one, a
+    decision of one's own resets it, any other timeout leaves it as it was."""
+    kind, awaited = prior.awaiting().kind, prior.awaiting().players
+    for p, q in zip(prior.players, game.players, strict=True):
+        if not q.hidden:
+            continue  # out of the game (perhaps for this very streak)
+        if step[0] == "apply" and step[1] == p.id:
+            assert q.afk_turns == 0
+        elif step[0] == "timeout" and kind is DecisionKind.TURN and p.id in awaited:
+            assert q.afk_turns == p.afk_turns + 1
+        else:
+            assert q.afk_turns == p.afk_turns
 
 
 def check_setup(game: Game) -> None:
@@ -151,6 +179,8 @@ def check_step(game: Game, events: list[Event]) -> None:
         assert waiting.players, "someone must always be awaited"
         for pid in waiting.players:
             assert game.player(pid).hidden and game.legal_decisions(pid)
+            if waiting.kind in ONE_PLAYER_CHOICES:  # no question with one answer
+                assert len(game.legal_decisions(pid)) > 1, (waiting, game.legal_decisions(pid))
 
 
 def check_event_privacy(game: Game, event: Event) -> None:

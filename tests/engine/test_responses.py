@@ -87,7 +87,7 @@ def test_challenged_bluff_fails_and_claimant_loses() -> None:
 
 
 def test_challenge_of_true_claim_fails_card_is_shown_and_replaced() -> None:
-    game = stacked_game([(D, A), (CP, CT), (AM, AM)])
+    game = stacked_game([(D, A), (CP, CT), (AM, CT)])
     deck_before = Counter(game.deck)
     game.apply(1, TakeAction(Action.TAX))
     events = game.apply(3, Challenge())
@@ -106,7 +106,7 @@ def test_challenge_of_true_claim_fails_card_is_shown_and_replaced() -> None:
 
 
 def test_first_challenge_decides_the_window() -> None:
-    game = stacked_game([(D, A), (CP, CT), (AM, AM)])
+    game = stacked_game([(D, A), (CP, CT), (AM, CT)])
     game.apply(1, TakeAction(Action.TAX))
     game.apply(2, Pass())
     game.apply(3, Challenge())
@@ -127,7 +127,7 @@ def test_assassin_claim_beaten_returns_the_coins() -> None:
 
 
 def test_steal_survives_challenge_then_target_may_still_block() -> None:
-    game = stacked_game([(CP, A), (AM, D), (CT, CT)])
+    game = stacked_game([(CP, A), (AM, D), (CT, D)])
     game.apply(1, TakeAction(Action.STEAL, 2))
     game.apply(3, Challenge())
     game.apply(3, LoseCard(CT))
@@ -156,7 +156,7 @@ def test_challenged_block_bluff_fails_and_action_resolves() -> None:
 
 
 def test_challenged_true_block_stands_and_challenger_loses() -> None:
-    game = stacked_game([(CP, A), (D, CT), (AM, AM)])
+    game = stacked_game([(CP, A), (D, CT), (AM, CT)])
     game.apply(1, TakeAction(Action.FOREIGN_AID))
     game.apply(2, Block(D))
     events = game.apply(3, Challenge())

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.engine.test_properties import VARIANTS, play_random
-from tgbot.engine import Game, Variant, codes, game_to_dict
+from tgbot.engine import RULES_VERSION, Game, Variant, codes, game_to_dict
 from tgbot.engine.cards import Action
 from tgbot.engine.decisions import Block, KeepCards, ShowCard, TakeAction
 from tgbot.rendering.history import MAX_TEXT, split_messages
@@ -144,6 +144,33 @@ def test_records_stored_before_the_one_codec_replay() -> None:
                 assert codes.encode(codes.decode(move[1:], seats), seats) == move[1:]
     assert len(kinds) == 9, kinds  # every kind of decision, ShowCard ("S...") among them
     assert ShowCard in kinds and KeepCards in kinds
+
+
+def test_records_kept_before_rules_2_rebuild_under_the_rules_they_were_played_under() -> None:
+    base, other = (json.loads(line) for line in OLD_RECORDS.read_text("utf-8").splitlines())
+    assert "rules" not in base and base["variant"] == "base"
+    # The base game asked a question that rules 2 no longer asks (a card to lose of two
+    # alike, or an exchange with one keep): under rules 2 its moves do not fit.
+    try:
+        replay({**base, "rules": RULES_VERSION})
+    except DoesNotReplay:
+        pass
+    else:
+        raise AssertionError("the old base record rebuilt under rules 2 too")
+    assert replay(base).game.winner == base["winner"]
+    # The other variants followed the clarifications already: the same rules either way.
+    assert replay({**other, "rules": RULES_VERSION}).game.winner == other["winner"]
+
+
+def test_a_record_names_the_rules_it_was_played_under() -> None:
+    _, _, archive = recorded(3, 5, 5, Variant.BASE)
+    assert archive["rules"] == RULES_VERSION
+    for rules in (0, 3, "2", None):
+        try:
+            replay({**archive, "rules": rules})
+        except DoesNotReplay:
+            continue
+        raise AssertionError(f"a record of rules {rules!r} replayed")
 
 
 def test_a_record_of_an_unknown_schema_is_refused() -> None:

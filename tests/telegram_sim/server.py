@@ -5,7 +5,8 @@ answers callbacks, records every call per chat, and can be told to fail like Tel
 (403 Forbidden, 400 "message is not modified" or "message can't be edited", 429 with
 retry_after). Like Telegram it can hold groups to a flood limit that counts edits too
 (`group_flood_per_minute`), and answer for a basic group that became a supergroup with
-`migrate_to_chat_id` (`migrated`).
+`migrate_to_chat_id` (`migrated`; `migrate` also makes the supergroup as Telegram does:
+its own message ids from 1, none of the old group's messages).
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class TelegramSim:
     slow_calls: int = 0  # calls that were (or are being) answered slowly
     _written: dict[int, list[float]] = field(default_factory=dict)  # group -> times written
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    # Supergroups number their own messages (basic groups and private chats share one count).
+    _chat_ids: dict[int, itertools.count] = field(default_factory=dict)
 
     # ---- test helpers -------------------------------------------------------------
 
@@ -108,6 +111,17 @@ class TelegramSim:
     ) -> None:
         """Make the next `times` calls of `method` (to `chat_id`) fail like Telegram."""
         self.failures.append(Failure(method, chat_id, status, description, retry_after, times))
+
+    def migrate(self, old: int, new: int) -> None:
+        """Make basic group `old` the supergroup `new`, as Telegram does: the old group keeps
+        its messages, buttons and all, and answers every call with migrate_to_chat_id (no
+        one edits them any more); the supergroup has none of them and numbers its own
+        messages from 1, the first being the service message that says where it came
+        from, so an id of the old group names another message there, or none."""
+        self.migrated[old] = new
+        ids = self._chat_ids.setdefault(new, itertools.count(1))
+        note = SimMessage(new, next(ids), f"[upgraded from {old}]", None, editable=False)
+        self.chats.setdefault(new, []).append(note)
 
     def delay(self, method: str, chat_id: int, seconds: float) -> None:
         """Answer every call of `method` to `chat_id` only after `seconds` (a slow Telegram);
@@ -226,7 +240,8 @@ class TelegramSim:
         if len(text) > 4096:
             return _error(400, "Bad Request: message is too long")
         thread = int(p["message_thread_id"]) if p.get("message_thread_id") else None
-        message = SimMessage(chat_id, next(self._ids), text, _keyboard(p), thread)
+        ids = self._chat_ids.get(chat_id, self._ids)
+        message = SimMessage(chat_id, next(ids), text, _keyboard(p), thread)
         self.chats.setdefault(chat_id, []).append(message)
         return 200, {"ok": True, "result": _message_json(message)}
 

@@ -52,6 +52,7 @@ from .decisions import (
 from .errors import IllegalDecision, Reason
 from .events import Event, PrivateEvent
 from .game import Game, Phase
+from .legacy import RULES_VERSION, game_class
 from .rng import SEED_BITS, GameRandom
 from .serial import SCHEMA_VERSION, game_from_dict, game_to_dict
 from .view import PlayerView, SeatView, view_of
@@ -60,6 +61,7 @@ __all__ = [
     "ACTIONS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
+    "RULES_VERSION",
     "SCHEMA_VERSION",
     "SEED_BITS",
     "VARIANT_ACTIONS",
@@ -90,6 +92,7 @@ __all__ = [
     "TakeAction",
     "Variant",
     "Window",
+    "game_class",
     "game_from_dict",
     "game_to_dict",
     "view_of",

@@ -545,12 +545,11 @@ class Game:
             raise IllegalDecision(Reason.NOT_ALIVE, f"{player_id} is out of the game")
         raise IllegalDecision(Reason.NOT_YOUR_DECISION, f"{player_id} is not awaited now")
 
-    # One handler per decision type (see _APPLY). In the new variants any decision of
-    # one's own resets the AFK streak (Rules.strict); in base games only a turn does.
+    # One handler per decision type (see _APPLY). Any decision of one's own resets the
+    # AFK streak; only a timed-out turn adds to it (apply_timeout).
 
     def _apply_pass(self, player_id: int, decision: Pass) -> list[ev.Event]:
-        if self._rules.strict:
-            self._by_id[player_id].afk_turns = 0
+        self._by_id[player_id].afk_turns = 0
         waiting = self.turn.waiting
         waiting.remove(player_id)
         out: list[ev.Event] = [ev.ResponsePassed(player_id)]
@@ -564,8 +563,7 @@ class Game:
         # and not any more once it survived a challenge (the block window).
         if turn.blocker is None and (spec.claim is None or self.phase is Phase.BLOCK_WINDOW):
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
-        if self._rules.strict:
-            self._by_id[player_id].afk_turns = 0
+        self._by_id[player_id].afk_turns = 0
         out: list[ev.Event] = []
         if spec.inverted:  # Embezzlement (which no one may block)
             self._challenge_embezzlement(player_id, out)
@@ -587,8 +585,7 @@ class Game:
             or not (spec.blockable_by_anyone or player_id == turn.target)
         ):
             raise IllegalDecision(Reason.NOT_ELIGIBLE, f"{decision} is not open to you now")
-        if self._rules.strict:
-            self._by_id[player_id].afk_turns = 0
+        self._by_id[player_id].afk_turns = 0
         out: list[ev.Event] = []
         self._block(player_id, decision.character, out)
         # The blocker and the actor are alive, so others may challenge the block.
@@ -608,8 +605,7 @@ class Game:
         me = self._by_id[player_id]
         if decision.character not in me.hidden:
             raise IllegalDecision(Reason.NO_SUCH_CARD, f"no face-down {decision}")
-        if self._rules.strict:
-            me.afk_turns = 0
+        me.afk_turns = 0
         out: list[ev.Event] = []
         self.losses.pop(0)
         self._lose(me, decision.character, out)
@@ -618,8 +614,7 @@ class Game:
     def _apply_keep(self, player_id: int, decision: KeepCards) -> list[ev.Event]:
         me = self._by_id[player_id]
         self._validate_keep(me, decision.cards)
-        if self._rules.strict:
-            me.afk_turns = 0
+        me.afk_turns = 0
         out: list[ev.Event] = []
         self._finish_exchange(list(decision.cards), out)
         return self._settle(out)
@@ -711,7 +706,7 @@ class Game:
         coins = me.coins
         if coins >= FORCED_COUP_COINS and action is not Action.COUP:
             raise IllegalDecision(Reason.MUST_COUP, "with 10 or more coins you must coup")
-        if self._rules.strict and action in _VARIANT_ONLY:
+        if action in _VARIANT_ONLY:
             self._validate_variant_action(me, decision)
             return
         if coins < spec.cost:
@@ -941,10 +936,9 @@ class Game:
         turn.drawn = [self.deck.pop() for _ in range(self._rules.exchange_draw)]
         out.append(ev.ExchangeDrawn(me.id, tuple(turn.drawn)))
         self.phase = Phase.EXCHANGE
-        if self._rules.strict:  # one answer (all the cards alike): kept without asking
-            keeps = _keep_options(tuple(me.hidden + turn.drawn), len(me.hidden))
-            if len(keeps) == 1:
-                self._finish_exchange(list(keeps[0].cards), out)
+        keeps = _keep_options(tuple(me.hidden + turn.drawn), len(me.hidden))
+        if not self._asks_keep(keeps):
+            self._finish_exchange(list(keeps[0].cards), out)
 
     def _embezzle(self, me: PlayerState, target: PlayerState | None, out: list[ev.Event]) -> None:
         """Embezzlement takes the whole Treasury Reserve."""
@@ -1016,12 +1010,20 @@ class Game:
         if not loser.hidden:
             self.losses.pop(0)
             return False
-        if len(loser.hidden) == 1 or (self._rules.strict and loser.hidden[0] is loser.hidden[1]):
-            # One answer: no question (new variants only, see Rules.strict).
+        if not self._asks_loss(loser.hidden):
             self.losses.pop(0)
             self._lose(loser, loser.hidden[0], out)
             return False
         return True
+
+    # No question with one answer: a card to lose when one is left or both are alike, an
+    # exchange whose every keep is the same, is taken without asking (and no deadline).
+
+    def _asks_loss(self, hand: list[Character]) -> bool:
+        return len(set(hand)) > 1
+
+    def _asks_keep(self, keeps: tuple[KeepCards, ...]) -> bool:
+        return len(keeps) > 1
 
     # Each step runs one phase forward and returns True when someone must decide now.
 
@@ -1153,10 +1155,6 @@ class Rules:
     inquisitor: bool
     reformation: bool
     exchange_draw: int
-    # The clarifications of VARIANTS.md that would change base games (a card to lose when
-    # both are alike is taken without asking; any own decision resets the AFK streak)
-    # apply in the new variants only: base games stay as they were.
-    strict: bool
 
 
 RULES: dict[Variant, Rules] = {
@@ -1167,7 +1165,6 @@ RULES: dict[Variant, Rules] = {
         inquisitor=v.inquisitor,
         reformation=v.reformation,
         exchange_draw=INQUISITOR_EXCHANGE_DRAW if v.inquisitor else EXCHANGE_DRAW,
-        strict=v is not Variant.BASE,
     )
     for v in Variant
 }

@@ -4,6 +4,8 @@ During a game, every decision the engine applied is noted on the game record as 
 code (`note_move`); when the game ends, `archive_of` turns the record into a small JSON
 document kept for a configurable time. `replay` rebuilds the whole game from that document
 with the engine, and refuses (`DoesNotReplay`) when the result is not the one recorded.
+A record names the rules version it was played under and rebuilds under those rules
+(`engine.game_class`): base games kept before version 2 asked questions it no longer asks.
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Action, Character, Game, IllegalDecision, codes, game_to_dict
+from ..engine import (
+    RULES_VERSION,
+    Action,
+    Character,
+    Game,
+    IllegalDecision,
+    Variant,
+    codes,
+    game_class,
+    game_to_dict,
+)
 from ..engine import events as ev
 from .records import GameRecord
 
@@ -22,6 +34,9 @@ ARCHIVE_SCHEMA = 1
 # code of engine/codes.py (the same as the buttons'). Schema 1 has always written these
 # codes, so records of every age replay with the one codec.
 TIMEOUT, LEAVE = "T", "Q"
+# A record names the rules version it was played under ("rules"); one without it was kept
+# before the versions were named (version 1), and rebuilds under those rules.
+UNNAMED_RULES = 1
 
 
 class DoesNotReplay(Exception):
@@ -59,6 +74,7 @@ def archive_of(record: GameRecord, game: Game, now_ms: int) -> dict[str, Any]:
         "lang": record.lang,
         "seed": record.seed,
         "variant": game.variant.value,
+        "rules": RULES_VERSION,
         "afk": record.timing.afk_limit,
         "timing": [
             record.timing.turn,
@@ -123,8 +139,12 @@ def replay(archive: dict[str, Any]) -> Replayed:
         raise DoesNotReplay(f"game {archive.get('id')}: unknown record schema {archive.get('v')!r}")
     try:
         seats = [int(p[0]) for p in archive["players"]]
-        game, opening = Game.new(
-            seats, int(archive["seed"]), afk_limit=int(archive["afk"]), variant=archive["variant"]
+        variant = Variant.parse(str(archive["variant"]))
+        rules = archive.get("rules", UNNAMED_RULES)
+        if type(rules) is not int:
+            raise ValueError(f"rules version {rules!r}")
+        game, opening = game_class(variant, rules).new(
+            seats, int(archive["seed"]), afk_limit=int(archive["afk"]), variant=variant
         )
         done = Replayed(archive, game, [opening])
         turn = sum(isinstance(e, ev.TurnStarted) for e in opening)

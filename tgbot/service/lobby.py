@@ -411,14 +411,30 @@ class LobbyRoom(ServiceCore):
             await self._mutate(game_id, change)
 
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        """A group became a supergroup: its game follows it."""
+        """A group became a supergroup: its game follows it, and so does what it queued
+        for the group. The supergroup has none of the old group's messages (which nobody
+        can edit any more), so the game shows its lobby or turn message there anew, and
+        edits that one from then on; the buttons left in the old group are refused (a
+        press counts only in the game's chat)."""
         game_id = await self.store.get(self.keys.chat_game(old_chat_id))
         if game_id:
+            # Readdressed first, so that the message shown anew comes after all of them.
+            await self.store.outbox_move_chat(game_id, old_chat_id, new_chat_id)
 
             def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+                if record.chat_id != old_chat_id:
+                    return  # moved already (the sender and the service message both say so)
                 record.chat_id = new_chat_id
                 writes.delete.append(self.keys.chat_game(old_chat_id))
                 writes.set_str[self.keys.chat_game(new_chat_id)] = record.id
+                shown: Edit | None = None
+                if record.status == LOBBY:
+                    screen = self._lobby_screen(record)
+                    shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
+                elif record.status == PLAYING:
+                    shown = self.messages.turn_as_it_stands(record, record.game(), self.now_ms())
+                if shown is not None:
+                    writes.send(record.id, shown.to_op())
 
             with contextlib.suppress(UserError):
                 await self._mutate(game_id, change)

@@ -220,6 +220,28 @@ class StepMessages:
         )
         self._turn_op(plan, record, text, kb, deadline, same_context)
 
+    def turn_as_it_stands(self, record: GameRecord, game: Game, now_ms: int) -> Edit | None:
+        """The group's turn message as it stands now (None between turns, or after the
+        game), to show it in a chat that has no copy of it: a group that became a
+        supergroup. The sender finds no such message there and sends it anew."""
+        if record.turn_ref is None or game.over:
+            return None
+        t = self.catalogs.get(record.lang)
+        names = record.names()
+        waiting = game.awaiting()
+        seconds = seconds_for(record.timing, waiting.kind)
+        seconds_left = (
+            None
+            if record.deadline_ms is None
+            else max(0, min(seconds, (record.deadline_ms - now_ms + 999) // 1000))
+        )
+        kb: ui.Keyboard | None = None
+        if record.table_context is not None and record.table_context == record.context:
+            options = answer_options(game, waiting.players)
+            kb = ui.answer_buttons(t, record.id, record.context, options, names)
+        text = ui.turn_message(t, view_of(game), names, record.story, seconds_left, False)
+        return Edit(record.chat_id, record.turn_ref, text, kb)
+
     def _turn_op(
         self,
         plan: Plan,

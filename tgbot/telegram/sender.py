@@ -20,6 +20,8 @@ from ..storage.keys import CHAT_OWNER_PREFIX
 from ..storage.store import Store, Writes
 from ..tasks import settle, sleep_unless
 from .keyboards import markup
+from .message_refs import message_id as message_id_of
+from .message_refs import ref_key
 
 log = logging.getLogger(__name__)
 
@@ -420,19 +422,22 @@ class Sender:
         except BadRequest as err:
             log.warning("message to chat %s refused: %s", op.chat, err.message)
             return
-        if op.ref:
-            refs[op.ref] = message.message_id
+        key = ref_key(op)
+        if key:
+            refs[key] = message.message_id
 
     async def _show(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
-        message_id = refs.get(op.ref or "")
+        message_id = message_id_of(refs, op)
         if message_id is None or not await self._edit_text(game_id, op, message_id, calls):
             await self._send(game_id, op, refs, calls)
 
     async def _edit(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
-        message_id = refs.get(op.ref or "")
-        if message_id is None:  # never delivered (the person was unreachable)
-            return
+        message_id = message_id_of(refs, op)
+        if message_id is None:
+            if op.chat < 0:  # not in this chat (a group that became a supergroup): anew
+                await self._send(game_id, op, refs, calls)
+            return  # a private one was never delivered (the person was unreachable)
         if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
             await self._send(game_id, op, refs, calls)

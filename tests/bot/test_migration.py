@@ -1,0 +1,136 @@
+"""A group that becomes a supergroup mid-game: the game and its turn message follow it.
+
+Telegram keeps the old group's messages in the old group (which answers every call with
+migrate_to_chat_id, so none of them can be edited any more) and the supergroup numbers its
+own messages from 1: an id of the old group names another message there, or none. The
+game sends its turn message anew in the supergroup and edits that one from then on, and
+the buttons left on the old group's messages change nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from tests.bot.play import open_and_start, open_lobby, play_to_end, players, press_random
+from tests.telegram_sim.harness import Harness, TgUser, running_bot
+from tgbot.service.plan import Edit, Send
+from tgbot.telegram.message_refs import message_id, ref_key
+
+
+async def migrate(
+    h: Harness, users: list[TgUser], game_id: str, old: int, new: int, by_service: bool
+) -> None:
+    """The group becomes a supergroup; the bot learns it from the service message in the
+    old group, or from Telegram refusing its next call there."""
+    h.sim.migrate(old, new)
+    if by_service:
+        update = h.message_update(users[0], old, "x")
+        update["message"].pop("text")
+        update["message"]["migrate_to_chat_id"] = new
+        assert (await h.post(update)).status_code == 200
+    rng = random.Random(7)
+    for _ in range(50):  # a step writes to the group (its turn message): refused there
+        if await h.record_of_chat(new) is not None:
+            break
+        await press_random(h, users, rng, old)
+        await h.delivered(game_id)
+    record = await h.record(game_id)
+    assert record is not None and record.chat_id == new
+
+
+@pytest.mark.parametrize(
+    ("by_service", "old", "new"), [(True, -4700, -1004700), (False, -4710, -1004710)]
+)
+async def test_a_game_played_through_a_migration_loses_and_repeats_nothing(
+    redis_server_url: str, by_service: bool, old: int, new: int
+) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8700 + (0 if by_service else 10))
+        game_id = await open_and_start(h, users, group=old)
+        rng = random.Random(26)
+        for _ in range(4):
+            await press_random(h, users, rng, old)
+            await h.delivered(game_id)
+        migrated_at = time.monotonic()
+        await migrate(h, users, game_id, old, new, by_service)
+        await h.delivered(game_id)
+
+        # The buttons left in the old group change nothing, whoever presses them.
+        record = await h.record(game_id)
+        assert record is not None
+        version = record.game().version
+        for message in h.sim.with_buttons(old):
+            for button in message.buttons():
+                for u in users:
+                    await h.press(u, old, message.message_id, button["callback_data"])
+        record = await h.record(game_id)
+        assert record is not None and record.game().version == version
+
+        # The supergroup has the turn message as it stands (a fresh one): play on there.
+        await play_to_end(h, users, rng, group=new)
+        await h.delivered(game_id)
+
+        ours = [m for m in h.sim.messages(new) if m.editable]  # not the service message
+        assert ours, "nothing reached the supergroup"
+        # No edit was lost: every edit went to a message the bot sent in the supergroup,
+        # and every call there was answered (no "message to edit not found").
+        sent_here = {m.message_id for m in ours}
+        for call in h.sim.calls_to(new):
+            assert call.status == 200 or _not_modified(h, call), call
+            if call.method == "editMessageText":
+                assert int(call.params["message_id"]) in sent_here, call
+        # Nothing reached the old group after the migration.
+        assert all(c.status == 400 for c in h.sim.calls_to(old) if c.at > migrated_at)
+        # No message was duplicated, and only the final one still has buttons.
+        texts = [m.text for m in ours]
+        assert len(texts) == len(set(texts)), texts
+        assert h.sim.with_buttons(new) == [ours[-1]] and "🏆" in ours[-1].text
+
+
+def _not_modified(h: Harness, call: object) -> bool:
+    """An edit that would not change its message (Telegram answers 400, and it is harmless)."""
+    params = getattr(call, "params", {})
+    if getattr(call, "method", "") != "editMessageText":
+        return False
+    chat, mid = int(params["chat_id"]), int(params["message_id"])
+    found = [m for m in h.sim.messages(chat) if m.message_id == mid and m.editable]
+    return bool(found) and found[0].text == params.get("text")
+
+
+def test_a_groups_message_ids_are_kept_with_their_chat() -> None:
+    turn_old, turn_new = Edit(-4800, "turn", "t"), Edit(-1004800, "turn", "t")
+    prompt = Edit(42, "prompt:42", "p")
+    assert ref_key(turn_old) == "turn@-4800" and ref_key(prompt) == "prompt:42"
+    assert ref_key(Send(-4800, "plain")) is None
+    refs = {"turn@-4800": 7, "prompt:42": 9}
+    assert message_id(refs, turn_old) == 7 and message_id(refs, prompt) == 9
+    assert message_id(refs, turn_new) is None  # the supergroup has no copy of message 7
+    # An id noted before the ids named their chat is read until the message is sent again.
+    assert message_id({"turn": 5}, turn_old) == 5
+    assert message_id({"turn": 5, "turn@-1004800": 8}, turn_old) is None
+
+
+async def test_a_lobby_is_shown_anew_in_the_supergroup(redis_server_url: str) -> None:
+    old, new = -4720, -1004720
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=8730)
+        game_id = await open_lobby(h, users[:2], group=old)
+        await h.delivered(game_id)
+        await h.say(users[2], users[2].id, "/start")
+        await migrate(h, users, game_id, old, new, by_service=True)
+        await h.delivered(game_id)
+        join = h.tr("✋ Join")
+        assert h.has_button(new, join)
+        # The old lobby's Join changes nothing; the new one's joins.
+        await h.press_text(users[2], old, join)
+        record = await h.record(game_id)
+        assert record is not None and record.seat(users[2].id) is None
+        await h.press_text(users[2], new, join)
+        await h.delivered(game_id)
+        record = await h.record(game_id)
+        assert record is not None and record.seat(users[2].id) is not None
+        lobby = [m for m in h.sim.messages(new) if m.editable]
+        assert len(lobby) == 1 and users[2].first_name in lobby[0].text
