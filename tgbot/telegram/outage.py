@@ -1,5 +1,6 @@
-"""One log line when Redis stops answering the delivery path, and one when it answers again
-(not a traceback per delivery that failed meanwhile: what failed stays queued)."""
+"""One log line when Redis stops answering the delivery path, and one when it has answered
+again for a while (not a traceback per delivery that failed meanwhile: what failed stays
+queued, and the sweep delivers it later)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,18 @@ from ..storage.clients import storage_error
 
 log = logging.getLogger(__name__)
 
+# In a cluster with one master down, deliveries that need it fail while others succeed:
+# the outage is over only once no delivery failed for this long.
+QUIET_S = 10.0
+
 
 class Outage:
     """Whether the delivery path saw Redis fail, since when, and how often meanwhile."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet_s: float = QUIET_S) -> None:
+        self.quiet_s = quiet_s
         self.since: float | None = None
+        self.last = 0.0
         self.failures = 0
 
     def failed(self, what: str, err: BaseException) -> bool:
@@ -24,20 +31,25 @@ class Outage:
         if not storage_error(err):
             return False
         self.failures += 1
+        self.last = time.monotonic()
         if self.since is None:
-            self.since = time.monotonic()
+            self.since = self.last
             log.warning("Redis unavailable (%s: %s); deliveries wait until it is back", what, err)
         return True
 
     def working(self) -> None:
-        """Redis answered the delivery path: say so once if it had failed."""
-        if self.since is None:
+        """Redis answered the delivery path: say so once the outage is over."""
+        if self.since is None or time.monotonic() - self.last < self.quiet_s:
             return
         log.warning(
-            "Redis available again after %.1f s (%d deliveries failed meanwhile, still queued)",
-            time.monotonic() - self.since,
+            "Redis available again: %d deliveries failed in %.1f s, delivered since",
             self.failures,
+            self.last - self.since,
         )
+        self.since, self.failures = None, 0
+
+    def reset(self) -> None:
+        """Forget an outage (a new process's start, or a test's)."""
         self.since, self.failures = None, 0
 
 
