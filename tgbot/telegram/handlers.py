@@ -42,6 +42,7 @@ from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
 from ..service.settings import ChatSettings
 from ..tasks import settle
+from . import outage
 from .answers import CallbackAnswer
 from .commands import COMMANDS, Command, CommandCall
 from .keyboards import markup
@@ -176,8 +177,11 @@ class Dispatcher:
     async def _deliver(self, owner: str) -> None:
         try:
             await self.sender.flush(owner)
-        except Exception:  # the sweeper retries what stays queued
-            log.exception("delivery of outbox %s failed; it stays queued", owner)
+        except Exception as err:  # the sweeper retries what stays queued
+            if not outage.STORAGE.failed(f"delivery of outbox {owner}", err):
+                log.exception("delivery of outbox %s failed; it stays queued", owner)
+        else:
+            outage.STORAGE.working()
 
     async def drain(self, timeout: float) -> None:
         """Let deliveries in flight finish (for a clean shutdown), waiting `timeout` s at most."""
@@ -208,9 +212,9 @@ class Dispatcher:
             if chat is not None:  # what its commits left to do still is done
                 try:
                     await self.store.abandon_update()
-                except Exception as err:
-                    log.warning(
-                        "update %s: writes after its commits failed: %s", update.update_id, err
+                except Exception as err:  # Redis is away: the webhook says so for the update
+                    log.info(
+                        "update %s: writes after its commits failed: %r", update.update_id, err
                     )
             raise
         log.info("update %s handled (chat %s)", update.update_id, chat.id if chat else None)

@@ -19,6 +19,7 @@ from ..service.plan import Edit, Op, Send, from_op
 from ..storage.keys import CHAT_OWNER_PREFIX
 from ..storage.store import Store, Writes
 from ..tasks import settle, sleep_unless
+from . import outage
 from .keyboards import markup
 from .message_refs import message_id as message_id_of
 from .message_refs import ref_key
@@ -45,6 +46,24 @@ class Pending:
     def send(self) -> bool:
         """Whether it makes a new message (not an edit or show of one)."""
         return isinstance(self.op, Send) and not self.show
+
+
+def _sweep_failed(game_id: str, failures: int, pause: float, err: Exception) -> None:
+    """Say that a sweep could not deliver a game's outbox: once per Redis outage (see
+    outage.py); Telegram away or refusing (TimedOut, a 5xx and BadRequest are
+    NetworkErrors) in one line, no traceback; anything else with its traceback."""
+    if outage.STORAGE.failed(f"outbox of game {game_id}", err):
+        return
+    away = isinstance(err, NetworkError)
+    log.log(
+        logging.WARNING if away else logging.ERROR,
+        "outbox of game %s not delivered yet (%d tries; next in %.0f s): %s",
+        game_id,
+        failures,
+        pause,
+        err,
+        exc_info=None if away else err,
+    )
 
 
 def parse(raw: str, entry: dict[str, Any]) -> Pending:
@@ -221,8 +240,11 @@ class Sender:
     async def _keep(self, lock: str, token: str, done: asyncio.Event) -> None:
         while not done.is_set():
             await sleep_unless(done, LOCK_MS / 3000)
-            if not done.is_set() and not await self.store.extend(lock, token, LOCK_MS):
-                return  # lost the lock: whoever holds it now delivers
+            try:
+                if not done.is_set() and not await self.store.extend(lock, token, LOCK_MS):
+                    return  # lost the lock: whoever holds it now delivers
+            except RedisError:  # the drain meets the outage too, and says so
+                return
 
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
@@ -239,20 +261,10 @@ class Sender:
                 failures += 1
                 pause = min(LONGEST_BACKOFF_S, FIRST_BACKOFF_S * 2 ** (failures - 1))
                 self._backoff[game_id] = (failures, time.monotonic() + pause)
-                # Telegram or Redis away or refusing (TimedOut, a 5xx and BadRequest are
-                # NetworkErrors; OOM is a RedisError): one line, no traceback.
-                outage = isinstance(err, NetworkError | RedisError | OSError)
-                log.log(
-                    logging.WARNING if outage else logging.ERROR,
-                    "outbox of game %s not delivered yet (%d tries; next in %.0f s): %s",
-                    game_id,
-                    failures,
-                    pause,
-                    err,
-                    exc_info=None if outage else err,
-                )
+                _sweep_failed(game_id, failures, pause, err)
             else:
                 self._backoff.pop(game_id, None)
+                outage.STORAGE.working()
 
     async def _gone(self, owner: str) -> bool:
         """Drop, with a log line, what a game that no longer exists still had queued."""

@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -17,6 +16,7 @@ from starlette.routing import Route
 from telegram import Bot, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
+from ..storage.clients import storage_error
 from ..storage.store import Conflict
 from .answers import CallbackAnswer
 
@@ -82,8 +82,8 @@ def build_webhook_app(
             return PlainTextResponse("ignored")
         try:
             answer = await process(update)
-        except (RedisError, Conflict, OSError) as err:
-            log.error("update %s not applied, storage unavailable: %s", update_id, err)
+        except Conflict as err:
+            log.error("update %s not applied, too many writers: %s", update_id, err)
             return PlainTextResponse("unavailable", status_code=503)
         except (NetworkError, RetryAfter) as err:
             # Telegram itself was out of reach (asking who is an admin, say): retried later.
@@ -93,7 +93,12 @@ def build_webhook_app(
                 return PlainTextResponse("unavailable", status_code=503)
             log.exception("update %s failed, dropped", update_id)
             return PlainTextResponse("error")
-        except Exception:
+        except Exception as err:
+            # Redis away, or a connection of redis-py's dying under it (in a failover):
+            # what the update did is undone or recorded with it, so Telegram may retry it.
+            if storage_error(err):
+                log.error("update %s not applied, storage unavailable: %r", update_id, err)
+                return PlainTextResponse("unavailable", status_code=503)
             # A bug of ours: a retry would fail the same way, so say so once and drop it.
             log.exception("update %s failed, dropped", update_id)
             return PlainTextResponse("error")
@@ -107,7 +112,9 @@ def build_webhook_app(
     async def healthz(_: Request) -> Response:
         try:
             ok = await healthy()
-        except (RedisError, OSError):
+        except Exception as err:
+            if not storage_error(err):
+                raise
             ok = False
         return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
 
