@@ -70,7 +70,7 @@ async def make_game(
     await handled(store, chat, lambda u: service.start_game(game_id, people[0], u))
     # The sender delivers the lobby and the first prompts at once and notes their ids.
     ids = {"lobby": 999} | {f"prompt:{p.id}": 1000 + i for i, p in enumerate(people)}
-    await store.outbox_delivered(game_id, [], ids)
+    await store.outbox_delivered(game_id, {}, ids)
     done = 0
     while moves is None or done < moves:
         raw = await store.get_json(service.keys.game(game_id))

@@ -65,7 +65,9 @@ async def measure(url: str, sim_port: int, size: int, passes: int) -> tuple[floa
         writes = Writes()
         for i in range(start, min(size, start + batch)):
             if i % 2:
-                op = Edit(GROUP, "turn", f"turn state {i}", [[{"text": "Pass", "data": f"{owner}.{i}.P"}]])
+                op = Edit(
+                    GROUP, "turn", f"turn state {i}", [[{"text": "Pass", "data": f"{owner}.{i}.P"}]]
+                )
             else:
                 op = Send(GROUP, f"line {i}")
             writes.send(owner, op.to_op())
