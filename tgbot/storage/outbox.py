@@ -32,6 +32,7 @@ LANE_HEAD = 64  # entries of each lane a pass reads
 MESSAGE_IDS_TTL_S = 7 * 24 * 3600  # a game's message ids (a finished game's: 24 h)
 OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 LOCK_HOLD_MS = 60_000  # a delivery lock's life, renewed by every pass (a dead holder: lease)
+LEASED = "p:"  # starts the token of a lock held under a process's lease
 MARK = "\x01"  # starts a lane entry that names a state (no JSON entry starts with it)
 
 # Take the inbox's head (ARGV[6]: its first n entries, each given with where it goes) into
@@ -117,6 +118,7 @@ for lane = 1, l do
   if redis.call('LLEN', key) == 0 then redis.call('SREM', KEYS[2], ARGV[6 + lane]) end
   out[#out + 1] = row
 end
+if redis.call('EXISTS', KEYS[1], KEYS[2]) == 0 then redis.call('DEL', KEYS[3]) end
 return out
 """
 
@@ -369,8 +371,9 @@ class OutboxStore:
         held = await self._take_lock(keys=[lock], args=[token, LOCK_HOLD_MS])
         if held == 1 or held == "1":
             return True
-        if await self.redis.exists(self.keys.sender_lease(str(held))):
-            return False
+        held = str(held)
+        if not held.startswith(LEASED) or await self.redis.exists(self.keys.sender_lease(held)):
+            return False  # alive, or an older version's lock (it lapses within seconds)
         return bool(await self._take_over(keys=[lock], args=[held, token, LOCK_HOLD_MS]))
 
     async def renew_sender_lease(self, token: str, ttl_ms: int) -> None:

@@ -18,7 +18,7 @@ from telegram.ext import ExtBot
 from .. import metrics
 from ..service.plan import Edit, Op, Send, from_op
 from ..storage.keys import CHAT_OWNER_PREFIX
-from ..storage.outbox import OUTBOX_TTL_S, LaneEntry
+from ..storage.outbox import LEASED, OUTBOX_TTL_S, LaneEntry
 from ..storage.store import Store, Writes
 from .keyboards import markup
 
@@ -187,7 +187,7 @@ class Sender:
         # Every delivery lock this process takes holds this token; one lease in Redis, kept
         # alive by one task while any delivery runs, says the process is alive (a lock whose
         # holder's lease is gone is taken over), however many outboxes it delivers.
-        self.token = secrets.token_hex(8)
+        self.token = LEASED + secrets.token_hex(8)
         self._leased_at = -LEASE_MS / 1000
         self._keeper: asyncio.Task[None] | None = None
 
