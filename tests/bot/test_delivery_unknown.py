@@ -3,9 +3,21 @@ of its buttons: Telegram takes a prompt and answers it after the read timeout.""
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+from dataclasses import replace
+
+import pytest
+from redis.exceptions import RedisError
+
 from tests.bot.play import open_lobby, players
 from tests.telegram_sim.harness import running_bot
 from tests.telegram_sim.server import TelegramSim
+from tgbot.bootstrap import make_bot
+from tgbot.service.plan import Send
+from tgbot.storage.keys import Keys, chat_owner
+from tgbot.storage.store import Store, Writes, connect
+from tgbot.telegram.sender import Sender
 
 # Past python-telegram-bot's read timeout (5 s): the bot sees TimedOut, Telegram sent it.
 LATE_S = 6.0
@@ -51,3 +63,44 @@ async def test_a_prompt_answered_after_the_read_timeout_has_one_live_copy(
         after = await h.record(record.id)
         assert after is not None and after.context > record.context
         assert not sim.duplicate_keyboards()
+
+
+async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_duplicate(
+    redis_server_url: str,
+) -> None:
+    # A message with buttons reaches Telegram (without them) while Redis refuses writes,
+    # so its id cannot be recorded; the process then dies, and what it kept in memory with
+    # it. A new process sends the message again: the chat shows it twice, and only the
+    # copy whose id Redis holds has the buttons.
+    async with running_bot(redis_server_url) as h:
+        config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")  # ours alone
+        store = Store(connect(redis_server_url), Keys(config.key_prefix))
+        chat, owner = 9450, chat_owner(9450)
+        keyboard = [[{"text": "Go", "data": "x.1.G"}]]
+        writes = Writes()
+        writes.send(owner, Send(chat, "choose", keyboard).to_op())
+        await store.commit(writes)
+        first = Sender(make_bot(config, store), store)
+        await first.bot.initialize()
+        h.sim.delay("sendMessage", chat, 1.0)
+        flushing = asyncio.create_task(first.flush(owner))
+        await h.until(lambda: h.sim.slow_calls > 0)  # on its way
+        await store.redis.config_set("maxmemory", 1)
+        try:
+            with pytest.raises(RedisError):
+                await flushing
+        finally:
+            await store.redis.config_set("maxmemory", 0)
+        await first.bot.shutdown()
+        del first  # killed: what it held in memory is gone
+        h.sim.delays.clear()
+        again = Sender(make_bot(config, store), store)
+        await again.bot.initialize()
+        await again.flush(owner)
+        await again.bot.shutdown()
+        copies = [m for m in h.sim.messages(chat) if m.text == "choose"]
+        assert len(copies) == 2
+        assert [bool(m.keyboard) for m in copies] == [False, True]
+        assert not h.sim.duplicate_keyboards(chat)
+        assert await store.outbox_head(owner) is None
+        await store.redis.aclose()
