@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .keys import Keys
@@ -221,10 +221,12 @@ class LaneEntry:
 
 @dataclass(slots=True)
 class Head:
-    """What a pass reads: each chat's lane head, and the owner's message ids."""
+    """What a pass reads: each chat's lane head, the owner's message ids, and the queued
+    entries it dropped as no entry at all."""
 
     lanes: dict[int, list[LaneEntry]]
     message_ids: dict[str, int]
+    dropped: list[str] = field(default_factory=list)
 
 
 def progress_field(token: str) -> str:
@@ -323,6 +325,7 @@ class OutboxStore:
                 return Head(
                     {c: lane_entries(row) for c, row in zip(chats, rows, strict=True) if row},
                     message_ids,
+                    [raw for raw, route in zip(head, routes, strict=True) if route is None],
                 )
 
     async def outbox_sent(self, owner: str, token: str, ref: str | None, message_id: int) -> None:

@@ -315,6 +315,8 @@ class Sender:
             head = await self.store.outbox_pass(game_id, self.token, OUTBOX_TTL_S)
             if head is None:  # the lock was taken over: its new holder delivers
                 return progressed
+            for raw in head.dropped:
+                log.warning("game %s: outbox entry dropped (not an entry): %.200s", game_id, raw)
             if not head.lanes:
                 return progressed
             refs = head.message_ids
