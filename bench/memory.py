@@ -85,7 +85,7 @@ async def make_game(
     # The sender delivers the lobby and the first prompts at once and notes their ids (a
     # group's under its chat, as the sender keeps them).
     ids = {f"lobby@{chat}": 999} | {f"prompt:{p.id}": 1000 + i for i, p in enumerate(people)}
-    await store.outbox_delivered(game_id, [], ids)
+    await store.outbox_delivered(game_id, {}, ids)
     done = 0
     while moves is None or done < moves:
         record = await service.game_of_chat(chat)

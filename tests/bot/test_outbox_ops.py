@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from tgbot.service.plan import Deadline, Edit, Fallback, Send, from_op
@@ -61,7 +63,7 @@ def test_the_latest_edit_of_a_message_carries_the_older_ones_entries() -> None:
 
 
 async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
-    redis_server_url: str,
+    redis_server_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     from tests.telegram_sim.harness import TgUser, running_bot
     from tgbot.storage.keys import chat_owner
@@ -75,5 +77,8 @@ async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
         writes = Writes()
         writes.send(owner, Send(user.id, "still here").to_op())
         await h.store.commit(writes)  # marks the outbox pending: the sweeper finds it
-        await h.delivered(owner, timeout=20)
+        with caplog.at_level(logging.WARNING, logger="tgbot.telegram.sender"):
+            await h.delivered(owner, timeout=20)
         assert h.sim.messages(user.id)[-1].text == "still here"
+        dropped = [r.getMessage() for r in caplog.records if "entry dropped" in r.getMessage()]
+        assert len(dropped) == 2 and "not json" in dropped[0]

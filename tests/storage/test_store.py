@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tgbot.storage.keys import Keys
+from tgbot.storage.outbox import LANE_HEAD, ROUTE_BATCH
 from tgbot.storage.store import SEEN_KEPT, Duplicate, Store, Writes, open_client
 
 
@@ -285,19 +286,73 @@ async def test_a_drain_s_end_releases_the_lock_and_keeps_a_newer_mark(store: Sto
     writes = Writes()
     writes.send(owner, {"op": "send", "chat": 1, "text": "t"})
     await store.commit(writes)  # queues one entry and marks the outbox
-    taken, mark = await store.lock_outbox(owner, "me", 5_000)
+    await store.renew_sender_lease("p:me", 5_000)
+    await store.renew_sender_lease("p:other", 5_000)
+    taken, mark = await store.lock_outbox(owner, "p:me")
     assert taken and mark is not None
-    assert await store.lock_outbox(owner, "other", 5_000) == (False, None)
-    assert await store.unlock_outbox(owner, "me", mark) is False  # not empty yet
+    assert await store.lock_outbox(owner, "p:other") == (False, None)  # "p:me" is alive
+    assert await store.unlock_outbox(owner, "p:me", mark) is False  # not empty yet
     assert not await store.redis.exists(keys.sending(owner))
     assert await store.pending_mark(owner) == mark
-    items = await store.outbox_items(owner)
-    assert await store.outbox_delivered(owner, [raw for raw, _ in items], {"r": 7}) == 0
+    taken, _ = await store.lock_outbox(owner, "p:me")
+    head = await store.outbox_pass(owner, "p:me", 60)
+    assert head is not None and [e.raw for e in head.lanes[1]] == [
+        raw for raw, _ in await store.outbox_items(owner)
+    ]
+    tokens = [e.token for e in head.lanes[1]]
+    assert await store.outbox_delivered(owner, {1: tokens}, {"r": 7}) == 0
     await store.redis.zadd(bucket, {owner: mark + 1})  # a step marked it meanwhile
-    taken, _ = await store.lock_outbox(owner, "me", 5_000)
-    assert await store.unlock_outbox(owner, "me", mark) is True
+    assert await store.unlock_outbox(owner, "p:me", mark) is True
     assert await store.pending_mark(owner) == mark + 1  # kept for the sweeper
-    assert await store.unlock_outbox(owner, "me", mark + 1) is True
+    assert await store.unlock_outbox(owner, "p:me", mark + 1) is True
     assert await store.pending_mark(owner) is None
     assert await store.redis.hgetall(keys.messages(owner)) == {"r": "7"}
-    assert await store.redis.ttl(keys.messages(owner)) > 0
+
+
+async def test_a_lock_whose_process_is_gone_is_taken_over(store: Store) -> None:
+    """A delivery lock names its process; once that process's lease lapses (it was killed),
+    another takes the lock over, and the first one's passes find it lost. An older
+    version's lock is left to lapse."""
+    owner = "dead"
+    writes = Writes()
+    writes.send(owner, {"op": "send", "chat": 1, "text": "t"})
+    await store.commit(writes)
+    await store.renew_sender_lease("p:first", 5_000)
+    assert await store.take_outbox_lock(owner, "p:first")
+    assert not await store.take_outbox_lock(owner, "p:second")
+    await store.redis.delete(store.keys.sender_lease("p:first"))  # its lease ran out
+    assert await store.take_outbox_lock(owner, "p:second")
+    assert await store.outbox_pass(owner, "p:first", 60) is None
+    # A lock an older version took (a per-delivery token, no lease) lapses by itself.
+    await store.redis.set(store.keys.sending("older"), "0123456789abcdef", px=5_000)
+    assert not await store.take_outbox_lock("older", "p:second")
+
+
+async def test_a_pass_reads_a_bounded_head_and_keeps_only_the_newest_state(store: Store) -> None:
+    """3,000 messages wait for a group: a pass takes ROUTE_BATCH of them into the group's
+    lane and reads LANE_HEAD, the private message queued last is read all the same, and
+    the group's lobby edits are one state, the newest (its older places dropped)."""
+    owner, group, player = "big", -5, 5
+    for start in range(0, 3000, 500):
+        writes = Writes()
+        for i in range(start, start + 500):
+            op = {"op": "edit", "chat": group, "ref": "lobby", "text": f"v{i}"}
+            writes.send(owner, op if i % 2 else {"op": "send", "chat": group, "text": f"m{i}"})
+        await store.commit(writes)
+    writes = Writes()
+    writes.send(owner, {"op": "send", "chat": player, "text": "yours"})
+    await store.commit(writes)
+    await store.renew_sender_lease("p:me", 5_000)
+    assert await store.take_outbox_lock(owner, "p:me")
+    head = await store.outbox_pass(owner, "p:me", 60)
+    assert head is not None and set(head.lanes) == {group}
+    assert len(head.lanes[group]) <= LANE_HEAD
+    assert await store.redis.llen(store.keys.outbox(owner)) == 3001 - ROUTE_BATCH
+    for _ in range(3001 // ROUTE_BATCH):
+        head = await store.outbox_pass(owner, "p:me", 60)
+    assert head is not None and "yours" in head.lanes[player][0].raw
+    assert len(head.lanes[group]) <= LANE_HEAD
+    assert not await store.redis.llen(store.keys.outbox(owner))  # all taken into lanes
+    queued = [op for _, op in await store.outbox_items(owner)]
+    assert [op["text"] for op in queued if op["op"] == "edit"] == ["v2999"]  # newest, once
+    assert len(queued) == 1500 + 1 + 1

@@ -6,7 +6,10 @@ answers callbacks, records every call per chat, and can be told to fail like Tel
 retry_after). Like Telegram it can hold groups to a flood limit that counts edits too
 (`group_flood_per_minute`), and answer for a basic group that became a supergroup with
 `migrate_to_chat_id` (`migrated`; `migrate` also makes the supergroup as Telegram does:
-its own message ids from 1, none of the old group's messages).
+its own message ids from 1, none of the old group's messages). It can take a call at once
+and answer it only after the client's read timeout (`slow_answers`: the bot cannot know the
+outcome), and counts the copies of a keyboard that more than one message shows
+(`duplicate_keyboards`).
 """
 
 from __future__ import annotations
@@ -93,6 +96,8 @@ class TelegramSim:
     migrated: dict[int, int] = field(default_factory=dict)  # basic group -> its supergroup
     delays: dict[tuple[str, int], float] = field(default_factory=dict)  # see delay()
     slow_calls: int = 0  # calls that were (or are being) answered slowly
+    # (method, chat) -> [how many more such calls to answer late, how many seconds late]
+    late_answers: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     _written: dict[int, list[float]] = field(default_factory=dict)  # group -> times written
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
     # Supergroups number their own messages (basic groups and private chats share one count).
@@ -127,6 +132,35 @@ class TelegramSim:
         """Answer every call of `method` to `chat_id` only after `seconds` (a slow Telegram);
         the call takes effect, and is recorded, when the answer goes out."""
         self.delays[(method, chat_id)] = seconds
+
+    def slow_answers(self, method: str, chat_id: int, seconds: float, times: int = 1) -> None:
+        """Take the next `times` calls of `method` to `chat_id` at once (each takes effect,
+        and is recorded) but answer them only `seconds` later: past the client's read
+        timeout, the bot cannot know that the call went through."""
+        self.late_answers[(method, chat_id)] = [times, seconds]
+
+    def _late(self, method: str, chat_id: int | None) -> float:
+        """How late to answer this call (0: at once)."""
+        late = self.late_answers.get((method, chat_id or 0))
+        if not late or late[0] <= 0:
+            return 0.0
+        late[0] -= 1
+        return late[1]
+
+    def duplicate_keyboards(self, chat_id: int | None = None) -> list[SimMessage]:
+        """Messages (in a chat, or anywhere) that show a keyboard an older message of the
+        same chat still shows: a second live copy of the same buttons."""
+        found = []
+        for chat in [chat_id] if chat_id is not None else list(self.chats):
+            live: set[str] = set()
+            for message in self.messages(chat):
+                if not message.keyboard:
+                    continue
+                key = json.dumps(message.keyboard, sort_keys=True)
+                if key in live:
+                    found.append(message)
+                live.add(key)
+        return found
 
     def messages(self, chat_id: int) -> list[SimMessage]:
         """Every message a chat holds, oldest first."""
@@ -355,6 +389,10 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
         if method == "getUpdates" and not body.get("result"):
             await asyncio.sleep(0.2)  # a short long-poll, so the bot does not spin
         sim.calls.append(Call(method, params, time.monotonic(), status))
+        late = sim._late(method, _chat_of(params))
+        if late:
+            sim.slow_calls += 1
+            await asyncio.sleep(late)  # taken already: the answer is what comes late
         return JSONResponse(body, status_code=status)
 
     return Starlette(routes=[Route("/bot{token}/{method}", endpoint, methods=["GET", "POST"])])

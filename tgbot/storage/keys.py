@@ -60,8 +60,26 @@ class Keys:
         return f"{self.prefix}:{{g:{game_id}}}:game"
 
     def outbox(self, owner: str) -> str:
-        """Messages a game's steps (or a chat's replies) queued, not delivered yet."""
+        """List: what a game's steps (or a chat's replies) queued and the sender has not
+        taken into its chats' lanes yet (`outbox_lane`)."""
         return f"{self.prefix}:{{{_tag(owner)}}}:outbox"
+
+    def outbox_lanes(self, owner: str) -> str:
+        """Set: the chats whose lane of an owner's outbox holds messages (see Store)."""
+        return f"{self.prefix}:{{{_tag(owner)}}}:lanes"
+
+    def outbox_lane(self, owner: str, chat_id: int | str) -> str:
+        """List: one chat's messages taken from an owner's outbox, in order."""
+        return f"{self.prefix}:{{{_tag(owner)}}}:lane:{chat_id}"
+
+    def outbox_states(self, owner: str) -> str:
+        """Hash: the newest pending state of each message of an owner's lanes, and what a
+        send with buttons reached Telegram as (see Store)."""
+        return f"{self.prefix}:{{{_tag(owner)}}}:states"
+
+    def sender_lease(self, token: str) -> str:
+        """Set while the process whose delivery locks hold `token` is alive."""
+        return f"{self.prefix}:sender:{token}"
 
     def messages(self, owner: str) -> str:
         """Hash: message reference -> Telegram message id (to edit later)."""

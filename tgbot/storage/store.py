@@ -50,6 +50,8 @@ from redis.exceptions import RedisError
 
 from .clients import cluster_client, single_client
 from .keys import Keys, chat_owner, game_of_key, slot_tag
+from .outbox import OUTBOX_TTL_S as OUTBOX_TTL_S
+from .outbox import OutboxStore
 
 # A Redis server or a Redis Cluster: both clients offer the commands used here.
 Client = Any
@@ -111,25 +113,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 
-# Replace a list's entries (ARGV[2..]) if it still holds what was read (ARGV[1]: their
-# count and joined form); 1 when replaced.
-_REPLACE_LIST = """
-local now = redis.call('LRANGE', KEYS[1], 0, -1)
-if #now .. ':' .. table.concat(now, '\\0') ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-if #ARGV > 2 then
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, 2, #ARGV - 1))
-  redis.call('EXPIRE', KEYS[1], ARGV[#ARGV])
-end
-return 1
-"""
-
-# Empty a list, returning how many entries it held.
-_DROP_LIST = """
-local n = redis.call('LLEN', KEYS[1])
-redis.call('DEL', KEYS[1])
-return n
-"""
 
 # A sliding window of sends per chat, shared by every process: admit up to ARGV[5] sends
 # when the chat is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the
@@ -262,9 +245,7 @@ SEEN_KEPT = 32
 CHAT_SEEN_KEPT = 32  # a chat's latest update ids kept
 UPDATE_LEASE_MS = 10_000  # a process taking an update holds it this long at most
 SEEN_FIELD = "_seen"  # the update ids a game record's steps applied, kept in the record
-MESSAGE_IDS_TTL_S = 7 * 24 * 3600  # a game's message ids (a finished game's: 24 h)
 INDEX_TTL_S = 7 * 24 * 3600  # an index entry written without a TTL of its own
-OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 # The sweeper looks at pending-delivery marks older than this: a fresh one is the sender's,
 # which delivers a step's messages at once and drops the mark (see Sender.flush).
 MARK_GRACE_MS = 3_000
@@ -400,16 +381,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _entries(raw: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """Outbox entries as stored and as read (an entry that is not a JSON object reads as
-    an empty one, which the sender drops)."""
-    read = []
-    for entry in raw:
-        value = _doc(entry)
-        read.append((entry, {} if value is None else value))
-    return read
-
-
 def _doc(raw: str | None) -> dict[str, Any] | None:
     if raw is None:
         return None
@@ -455,7 +426,7 @@ class _Plan:
         return not self.ops and not self.seen
 
 
-class Store:
+class Store(OutboxStore):
     """Redis access for the game service."""
 
     def __init__(self, redis: Client, keys: Keys) -> None:
@@ -468,12 +439,11 @@ class Store:
         self._extend = redis.register_script(_EXTEND)
         self._admit = redis.register_script(_WINDOW_ADMIT)
         self._take = redis.register_script(_WINDOW_TAKE)
-        self._replace = redis.register_script(_REPLACE_LIST)
-        self._drop = redis.register_script(_DROP_LIST)
         self._begin = redis.register_script(_BEGIN_UPDATE)
         self._begin_press = redis.register_script(_BEGIN_PRESS)
         self._mark = redis.register_script(_MARK_UPDATE)
         self._finish = redis.register_script(_FINISH_DRAIN)
+        self._register_outbox_scripts()
 
     async def ping(self) -> bool:
         """True when Redis answers."""
@@ -892,17 +862,6 @@ class Store:
         rows = await pipe.execute()
         return [m for row in rows for m, _ in row]
 
-    async def pending_outbox_sizes(self, limit: int) -> tuple[list[str], list[int]]:
-        """Up to `limit` owners marked pending (any age), and their outboxes' lengths."""
-        pipe = self._pipe()
-        for bucket in range(self.keys.buckets):
-            pipe.zrange(self.keys.pending_outboxes(bucket), 0, limit // self.keys.buckets)
-        owners = [m for row in await pipe.execute() for m in row]
-        pipe = self._pipe()
-        for owner in owners:
-            pipe.llen(self.keys.outbox(owner))
-        return owners, [int(n) for n in await pipe.execute()] if owners else []
-
     async def extend(self, key: str, token: str, ttl_ms: int) -> bool:
         """Keep a lock we hold for another `ttl_ms`."""
         return bool(await self._extend(keys=[key], args=[token, ttl_ms]))
@@ -910,11 +869,6 @@ class Store:
     async def unlock(self, key: str, token: str) -> None:
         """Release a lock we hold."""
         await self._release(keys=[key], args=[token])
-
-    async def outbox_head(self, game_id: str) -> dict[str, Any] | None:
-        """The oldest undelivered message of a game."""
-        raw = await self.redis.lindex(self.keys.outbox(game_id), 0)
-        return None if raw is None else _entries([raw])[0][1]
 
     async def admit_chat(self, chat_id: int, now_ms: int, limit: int, window_ms: int) -> int:
         """Count a message to a chat if its window allows it (0); else the ms to wait first."""
@@ -959,48 +913,12 @@ class Store:
         """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
         await self.redis.set(self.keys.chat_hold(chat_id), "1", px=ms)
 
-    async def outbox_items(self, game_id: str) -> list[tuple[str, dict[str, Any]]]:
-        """Every undelivered message of a game, oldest first, with its stored form."""
-        raw = await self.redis.lrange(self.keys.outbox(game_id), 0, -1)
-        return _entries(raw)
-
-    async def outbox_and_ids(
-        self, game_id: str
-    ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, int]]:
-        """`outbox_items` and `message_ids` of a game, in one round trip (one slot)."""
-        pipe = self._pipe()
-        pipe.lrange(self.keys.outbox(game_id), 0, -1)
-        pipe.hgetall(self.keys.messages(game_id))
-        raw, ids = await pipe.execute()
-        return _entries(raw), {k: int(v) for k, v in ids.items()}
-
-    async def outbox_delivered(
-        self, game_id: str, delivered: list[str], message_ids: dict[str, int]
-    ) -> int:
-        """Drop delivered messages (each entry is unique: it carries an id) and note the
-        Telegram message ids of the references they sent, in one round trip on the game's
-        slot (the removals first: Redis allows them when it is out of memory). Return how
-        many entries are left (-1: nothing to do, not asked)."""
-        if not delivered and not message_ids:
-            return -1
-        outbox, ids = self.keys.outbox(game_id), self.keys.messages(game_id)
-        pipe = self._pipe()
-        for raw in delivered:
-            pipe.lrem(outbox, 1, raw)
-        if message_ids:
-            pipe.hset(ids, mapping=message_ids)
-            pipe.ttl(ids)
-        pipe.llen(outbox)
-        replies = await pipe.execute()
-        if message_ids and int(replies[-2]) < 0:  # a new hash (a finished game's TTL stays)
-            await self.redis.expire(ids, MESSAGE_IDS_TTL_S)
-        return int(replies[-1])
-
-    async def lock_outbox(self, owner: str, token: str, ttl_ms: int) -> tuple[bool, int | None]:
-        """Take an outbox's delivery lock, then read its pending-delivery mark (None: not
-        marked): (whether the lock is ours, the mark). The mark is read only once the lock
-        is ours (a flush often finds another one on it)."""
-        if not await self.redis.set(self.keys.sending(owner), token, nx=True, px=ttl_ms):
+    async def lock_outbox(self, owner: str, token: str) -> tuple[bool, int | None]:
+        """Take an outbox's delivery lock for a process's `token` (see `take_outbox_lock`),
+        then read its pending-delivery mark (None: not marked): (whether the lock is ours,
+        the mark). The mark is read only once the lock is ours (a flush often finds
+        another one on it)."""
+        if not await self.take_outbox_lock(owner, token):
             return False, None
         return True, await self.pending_mark(owner)
 
@@ -1010,46 +928,15 @@ class Store:
         True when it was empty. One script on one server; three calls on a cluster."""
         keys = self.keys
         lock, bucket = keys.sending(owner), keys.pending_outboxes(keys.bucket(owner))
+        inbox, lanes = keys.outbox(owner), keys.outbox_lanes(owner)
         if not self.cluster:
-            outbox = keys.outbox(owner)
             args = [token, owner, "" if mark is None else mark]
-            return bool(await self._finish(keys=[lock, outbox, bucket], args=args))
+            return bool(await self._finish(keys=[lock, inbox, bucket, lanes], args=args))
         await self.unlock(lock, token)
-        if await self.redis.exists(keys.outbox(owner)):
+        if await self.redis.exists(inbox, lanes):
             return False
         await self.outbox_done(owner, mark)
         return True
-
-    async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
-        """Readdress an outbox's messages (and the group notes of its private ones) from a
-        chat to the one it became, compare-and-set; return how many moved."""
-        key = self.keys.outbox(owner)
-        for attempt in range(MAX_CAS_ATTEMPTS):
-            entries = await self.redis.lrange(key, 0, -1)
-            moved, kept = 0, []
-            for raw, op in _entries(entries):
-                if old_chat not in (op.get("chat"), op.get("group")):
-                    kept.append(raw)
-                    continue
-                for field_name in ("chat", "group"):
-                    if op.get(field_name) == old_chat:
-                        op[field_name] = new_chat
-                kept.append(json.dumps(op, ensure_ascii=False))
-                moved += 1
-            if not moved:
-                return 0
-            read = f"{len(entries)}:" + "\0".join(entries)
-            if await self._replace(keys=[key], args=[read, *kept, OUTBOX_TTL_S]):
-                return moved
-            await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
-        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
-
-    async def outbox_drop(self, owner: str) -> int:
-        """Forget an outbox and everything in it; return how many messages it held."""
-        held = await self._drop(keys=[self.keys.outbox(owner)])
-        bucket = self.keys.pending_outboxes(self.keys.bucket(owner))
-        await self.redis.zrem(bucket, owner)
-        return int(held)
 
     async def pending_mark(self, owner: str) -> int | None:
         """When a step last marked an owner's outbox pending (None: not marked)."""
@@ -1278,11 +1165,12 @@ return 1
 """
 
 # After a drain (one server): release the lock (KEYS[1]) if it holds ARGV[1]; if the
-# outbox (KEYS[2]) is empty, forget its owner's (ARGV[2]) pending mark in KEYS[3] unless
-# a step marked it since ARGV[3] (its score, '' when unmarked). 1 when empty.
+# outbox (its inbox KEYS[2], its lanes KEYS[4]) is empty, forget its owner's (ARGV[2])
+# pending mark in KEYS[3] unless a step marked it since ARGV[3] (its score, '' when
+# unmarked). 1 when empty.
 _FINISH_DRAIN = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2], KEYS[4]) > 0 then return 0 end
 if ARGV[3] ~= '' then
   local score = redis.call('ZSCORE', KEYS[3], ARGV[2])
   if score and tonumber(score) <= tonumber(ARGV[3]) then redis.call('ZREM', KEYS[3], ARGV[2]) end

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -17,8 +18,8 @@ from telegram.ext import ExtBot
 from .. import metrics
 from ..service.plan import Edit, Op, Send, from_op
 from ..storage.keys import CHAT_OWNER_PREFIX
+from ..storage.outbox import LEASED, OUTBOX_TTL_S, LaneEntry
 from ..storage.store import Store, Writes
-from ..tasks import settle, sleep_unless
 from . import outage
 from .keyboards import markup
 from .message_refs import message_id as message_id_of
@@ -26,7 +27,7 @@ from .message_refs import ref_key
 
 log = logging.getLogger(__name__)
 
-LOCK_MS = 6_000
+LEASE_MS = 6_000  # a killed process holds up the outboxes it was delivering this long
 FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
 LONGEST_BACKOFF_S = 30.0
 MAX_TEXT = 4096
@@ -41,6 +42,7 @@ class Pending:
     raws: list[str]
     at: int | None
     show: bool = False  # edit the message `ref` into this one, or send it anew if none
+    sent: int | None = None  # what a send of it already reached Telegram as (its newest entry)
 
     @property
     def send(self) -> bool:
@@ -74,6 +76,22 @@ def parse(raw: str, entry: dict[str, Any]) -> Pending:
     return Pending(op, [raw], at if isinstance(at, int) else None, show)
 
 
+def from_lane(entry: LaneEntry) -> Pending:
+    """A lane entry as a pass read it, as the typed operation it stands for (ValueError if
+    none): its state's time and show flag are the oldest folded into it (see outbox.py)."""
+    try:
+        doc = json.loads(entry.raw)
+    except ValueError:
+        raise ValueError("not JSON") from None
+    if not isinstance(doc, dict):
+        raise ValueError("not an object")
+    item = parse(entry.token, doc)
+    item.at = entry.at if entry.at is not None else item.at
+    item.show = item.show or entry.show
+    item.sent = entry.sent
+    return item
+
+
 def latest_state(lane: list[Pending]) -> list[Pending]:
     """Keep only the newest of a chat's pending edits of each message (latest state wins).
 
@@ -97,6 +115,7 @@ def latest_state(lane: list[Pending]) -> list[Pending]:
                 item.at if superseded.at is None else superseded.at,  # lag from the oldest
                 # A show sends the message anew when there is none to edit: keep that.
                 item.show or superseded.show,
+                item.sent,
             )
         if ref:
             if item.send:
@@ -121,7 +140,7 @@ def merge_sends(lane: list[Pending]) -> list[Pending]:
             previous.op = replace(previous.op, text=previous.op.text + "\n\n" + item.op.text)
             previous.raws += item.raws
         else:
-            merged.append(Pending(item.op, list(item.raws), item.at, item.show))
+            merged.append(Pending(item.op, list(item.raws), item.at, item.show, item.sent))
     return merged
 
 
@@ -173,14 +192,25 @@ class Sender:
         self.on_prompt_delivered: Callable[[str, int, int], Awaitable[None]] | None = None
         # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
         self._backoff: dict[str, tuple[int, float]] = {}
-        # What reached Telegram but Redis refused to record (it is out of memory, say):
-        # outbox entries to drop and message references to keep, recorded by this process
-        # before it delivers anything more of that game, so that nothing is sent twice.
-        self._owed_raws: dict[str, list[str]] = {}
+        # What reached Telegram but Redis refused to record (it is out of memory, say): lane
+        # entries to drop and message references to keep, recorded by this process before
+        # it delivers anything more of that game. Only plain messages can go out twice if
+        # the process dies meanwhile: buttons go on a message only once its id is recorded.
+        self._owed_raws: dict[str, dict[int, list[str]]] = {}
         self._owed_refs: dict[str, dict[str, int]] = {}
+        # Sends without their buttons that reached Telegram while Redis refused to note
+        # them (lane entry -> message id): this process does not make them again, and
+        # puts the buttons on once the note is written.
+        self._owed_sent: dict[str, dict[str, int]] = {}
         # Outboxes this process delivers now, and those asked for again meanwhile.
         self._running: set[str] = set()
         self._again: set[str] = set()
+        # Every delivery lock this process takes holds this token; one lease in Redis, kept
+        # alive by one task while any delivery runs, says the process is alive (a lock whose
+        # holder's lease is gone is taken over), however many outboxes it delivers.
+        self.token = LEASED + secrets.token_hex(8)
+        self._leased_at = -LEASE_MS / 1000
+        self._keeper: asyncio.Task[None] | None = None
 
     def in_flight(self) -> int:
         """Outboxes this process is delivering now."""
@@ -200,6 +230,7 @@ class Sender:
             return
         self._running.add(game_id)
         try:
+            await self._lease()
             while True:
                 self._again.discard(game_id)
                 await self._flush_once(game_id)
@@ -209,42 +240,47 @@ class Sender:
             self._running.discard(game_id)
             self._again.discard(game_id)
 
+    async def _lease(self) -> None:
+        """Make sure this process's lease is fresh, and kept so while deliveries run."""
+        if time.monotonic() - self._leased_at > LEASE_MS / 3000:
+            await self.store.renew_sender_lease(self.token, LEASE_MS)
+            self._leased_at = time.monotonic()
+        if self._keeper is None or self._keeper.done():
+            self._keeper = asyncio.create_task(self._keep())
+
+    async def _keep(self) -> None:
+        """Renew the lease every third of its life while this process delivers anything."""
+        while self._running:
+            await asyncio.sleep(LEASE_MS / 3000)
+            if not self._running:
+                return
+            try:
+                await self.store.renew_sender_lease(self.token, LEASE_MS)
+            except Exception as err:  # the next delivery renews it; its lock may be taken over
+                if not outage.STORAGE.failed("delivery lease", err):
+                    log.warning("delivery lease not renewed: %s", err)
+                continue
+            self._leased_at = time.monotonic()
+
     async def _flush_once(self, game_id: str) -> None:
         """Deliver everything queued for a game (returns early if another process is on it)."""
         while True:
-            token = secrets.token_hex(8)
-            lock = self.keys.sending(game_id)
             # The mark is read with the lock, before draining: a step that marks the outbox
             # meanwhile keeps its mark.
-            taken, mark = await self.store.lock_outbox(game_id, token, LOCK_MS)
+            taken, mark = await self.store.lock_outbox(game_id, self.token)
             if not taken:
                 return
-            # The lock is short and kept alive while we work, so a process killed mid-way
-            # holds up its game's messages for LOCK_MS at most.
-            done = asyncio.Event()
-            keeper = asyncio.create_task(self._keep(lock, token, done))
             drained = False
             try:
                 progressed = await self._drain(game_id)
                 drained = True
             finally:
-                done.set()  # not keeper.cancel(): see tgbot/tasks.py
-                await settle([keeper], LOCK_MS / 1000)
                 if not drained:
-                    await self.store.unlock(lock, token)
-            if await self.store.unlock_outbox(game_id, token, mark):
+                    await self.store.unlock(self.keys.sending(game_id), self.token)
+            if await self.store.unlock_outbox(game_id, self.token, mark):
                 return
             if not progressed:
                 return  # only group messages waiting for their minute: the sweeper retries
-
-    async def _keep(self, lock: str, token: str, done: asyncio.Event) -> None:
-        while not done.is_set():
-            await sleep_unless(done, LOCK_MS / 3000)
-            try:
-                if not done.is_set() and not await self.store.extend(lock, token, LOCK_MS):
-                    return  # lost the lock: whoever holds it now delivers
-            except RedisError:  # the drain meets the outage too, and says so
-                return
 
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
@@ -282,41 +318,55 @@ class Sender:
 
         Order matters only within a chat, so a group held back by its 20-a-minute limit
         does not hold back the players' prompts: its lane stops, the others go on, and its
-        messages wait in the outbox, where later ones are merged with them. Return whether
-        anything was delivered.
+        messages wait in their lane, where later states of a message replace older ones.
+        Each round reads a bounded head of every lane (`Store.outbox_pass`) and removes
+        what it delivered. Return whether anything was delivered.
         """
         progressed = await self._settle(game_id)
         while True:
-            items, refs = await self.store.outbox_and_ids(game_id)
-            if not items:
+            head = await self.store.outbox_pass(game_id, self.token, OUTBOX_TTL_S)
+            if head is None:  # the lock was taken over: its new holder delivers
                 return progressed
+            for raw in head.dropped:
+                log.warning("game %s: outbox entry dropped (not an entry): %.200s", game_id, raw)
+            if not head.lanes:
+                return progressed
+            refs = head.message_ids
             lanes: dict[int, list[Pending]] = {}
-            broken: list[str] = []
-            for raw, entry in items:
-                try:
-                    item = parse(raw, entry)
-                except ValueError as err:
-                    log.warning("game %s: outbox entry dropped (%s): %.200s", game_id, err, raw)
-                    broken.append(raw)
-                    continue
-                lanes.setdefault(item.op.chat, []).append(item)
+            delivered: dict[int, list[str]] = {}
+            for chat, entries in head.lanes.items():
+                for entry in entries:
+                    try:
+                        item = from_lane(entry)
+                    except ValueError as err:
+                        log.warning(
+                            "game %s: outbox entry dropped (%s): %.200s", game_id, err, entry.raw
+                        )
+                        delivered.setdefault(chat, []).append(entry.token)
+                        continue
+                    lanes.setdefault(chat, []).append(item)
             known = dict(refs)
+            chats = list(lanes)
             done = await asyncio.gather(
                 *(
-                    self._deliver_lane(game_id, merge_sends(latest_state(lane)), refs)
-                    for lane in lanes.values()
+                    self._deliver_lane(game_id, merge_sends(latest_state(lanes[chat])), refs)
+                    for chat in chats
                 )
             )
-            delivered = broken + [raw for lane_done, _ in done for raw in lane_done]
+            for chat, (lane_done, _) in zip(chats, done, strict=True):
+                delivered.setdefault(chat, []).extend(lane_done)
             sent = {ref: mid for ref, mid in refs.items() if known.get(ref) != mid}
+            any_delivered = any(delivered.values())
             left = -1
-            if delivered or sent:
+            if any_delivered or sent:
                 progressed = True
                 try:
                     left = await self.store.outbox_delivered(game_id, delivered, sent)
                 except RedisError:
                     # Sent all the same: nothing of it may be sent again (see _settle).
-                    self._owed_raws.setdefault(game_id, []).extend(delivered)
+                    owed = self._owed_raws.setdefault(game_id, {})
+                    for chat, tokens in delivered.items():
+                        owed.setdefault(chat, []).extend(tokens)
                     self._owed_refs.setdefault(game_id, {}).update(sent)
                     raise
             # What the other lanes delivered is recorded first, so that a retry repeats
@@ -330,20 +380,22 @@ class Sender:
             )
             if failure is not None:
                 raise failure
-            if (not delivered and not moves) or (left == 0 and not moves):
+            if (not any_delivered and not moves) or (left == 0 and not moves):
                 return progressed
 
     async def _settle(self, game_id: str) -> bool:
         """Record what an earlier flush delivered but could not record; True if any."""
         refs = self._owed_refs.pop(game_id, {})
-        raws = self._owed_raws.pop(game_id, [])
+        raws = self._owed_raws.pop(game_id, {})
         if not (refs or raws):
             return False
         try:
             await self.store.outbox_delivered(game_id, raws, refs)
         except RedisError:
             self._owed_refs.setdefault(game_id, {}).update(refs)
-            self._owed_raws.setdefault(game_id, []).extend(raws)
+            owed = self._owed_raws.setdefault(game_id, {})
+            for chat, tokens in raws.items():
+                owed.setdefault(chat, []).extend(tokens)
             raise
         return True
 
@@ -393,11 +445,11 @@ class Sender:
         op = item.op
         try:
             if item.send:
-                await self._send(game_id, op, refs, calls)
+                await self._send(game_id, item, op, refs, calls)
             elif item.show:
-                await self._show(game_id, op, refs, calls)
+                await self._show(game_id, item, op, refs, calls)
             else:
-                await self._edit(game_id, op, refs, calls)
+                await self._edit(game_id, item, op, refs, calls)
         except ChatMigrated as err:
             raise _Moved(op.chat, err.new_chat_id) from None
         except RetryAfter as err:  # a full window, or Telegram's 429: the chat waits
@@ -419,40 +471,88 @@ class Sender:
         direct = isinstance(op, Send) and op.direct
         return {"queued": not direct, "optional": _optional(op), "chat_calls": calls}
 
-    async def _send(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
+    async def _send(
+        self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
+    ) -> None:
+        """Send a message anew; one with buttons in two calls (see `_send_with_buttons`)."""
+        if op.kb:
+            await self._send_with_buttons(game_id, item, op, refs, calls)
+            return
+        message_id = await self._send_text(game_id, op, calls)
+        key = ref_key(op)
+        if message_id is not None and key:
+            refs[key] = message_id
+
+    async def _send_text(
+        self, game_id: str, op: Op, calls: int = 1, bare: bool = False
+    ) -> int | None:
+        """One sendMessage (`bare`: without its buttons); the new message's id, None when
+        Telegram refused it (a 403 is noted, a 400 logged)."""
         try:
             message = await self.bot.send_message(
                 chat_id=op.chat,
                 text=op.text,
-                reply_markup=markup(op.kb),
+                reply_markup=None if bare else markup(op.kb),
                 message_thread_id=_thread(op),
                 rate_limit_args=self._pace(op, calls),
             )
         except Forbidden:
             await self._unreachable(game_id, op)
-            return
+            return None
         except BadRequest as err:
             log.warning("message to chat %s refused: %s", op.chat, err.message)
-            return
+            return None
+        return message.message_id
+
+    async def _send_with_buttons(
+        self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
+    ) -> None:
+        """Send the message without its buttons, record its id, then put them on it.
+
+        A send whose outcome is unknown (this process killed before its answer was
+        recorded, an answer slower than the read timeout) is made again, so a chat may
+        show a message twice; only the copy whose id Redis holds gets the buttons, so no
+        two copies of a keyboard are ever live. A retry after the record edits only."""
+        token = item.raws[-1]
+        message_id = item.sent
+        if message_id is None:
+            owed = self._owed_sent.setdefault(game_id, {})
+            message_id = owed.get(token)
+            if message_id is None:
+                message_id = await self._send_text(game_id, op, calls + 1, bare=True)
+                if message_id is None:
+                    return
+                owed[token] = message_id
+            await self.store.outbox_sent(game_id, token, ref_key(op), message_id)
+            del owed[token]
+            if not owed:
+                del self._owed_sent[game_id]
+            item.sent = message_id
         key = ref_key(op)
         if key:
-            refs[key] = message.message_id
+            refs[key] = message_id
+        if not await self._edit_text(game_id, op, message_id, calls):
+            log.warning("buttons of a message to chat %s not put on", op.chat)
 
-    async def _show(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
+    async def _show(
+        self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
+    ) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
         message_id = message_id_of(refs, op)
         if message_id is None or not await self._edit_text(game_id, op, message_id, calls):
-            await self._send(game_id, op, refs, calls)
+            await self._send(game_id, item, op, refs, calls)
 
-    async def _edit(self, game_id: str, op: Op, refs: dict[str, int], calls: int = 1) -> None:
+    async def _edit(
+        self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
+    ) -> None:
         message_id = message_id_of(refs, op)
         if message_id is None:
             if op.chat < 0:  # not in this chat (a group that became a supergroup): anew
-                await self._send(game_id, op, refs, calls)
+                await self._send(game_id, item, op, refs, calls)
             return  # a private one was never delivered (the person was unreachable)
         if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
-            await self._send(game_id, op, refs, calls)
+            await self._send(game_id, item, op, refs, calls)
 
     async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
