@@ -356,3 +356,19 @@ async def test_a_pass_reads_a_bounded_head_and_keeps_only_the_newest_state(store
     queued = [op for _, op in await store.outbox_items(owner)]
     assert [op["text"] for op in queued if op["op"] == "edit"] == ["v2999"]  # newest, once
     assert len(queued) == 1500 + 1 + 1
+
+
+async def test_a_failed_update_lets_its_retry_in_at_once(store: Store) -> None:
+    # The webhook answers 503 for a failed update, and Telegram sends it again: that retry
+    # must not wait out the failed attempt's lease.
+    chat, update_id = -4242, 9001
+
+    async def fail_and_abandon() -> None:
+        assert await store.begin_update(chat, update_id)
+        await store.abandon_update()
+
+    await asyncio.create_task(fail_and_abandon())
+    pattern = f"{store.keys.prefix}:*:u:{update_id}"
+    assert [key async for key in store.redis.scan_iter(pattern)] == []
+    retry = asyncio.create_task(store.begin_update(chat, update_id))
+    assert await asyncio.wait_for(retry, 5.0)  # the lease lives 10 s: not waited out

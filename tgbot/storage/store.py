@@ -1089,12 +1089,15 @@ class Store(OutboxStore):
         committed), without marking the update applied; errors are the caller's to log."""
         work = _work()
         _update_work.set(None)
-        if work is None or not (work.post or work.counts):
+        if work is None:
             return
         pipe = self._pipe()
         self._queue(pipe, work.post)
         for command, args in work.counts:
             pipe.execute_command(command, *args)
+        if work.lease and not work.lease_dropped:
+            # Telegram's retry of this update (after the 503) need not wait out the lease.
+            pipe.delete(work.lease)
         await pipe.execute()
 
     async def hit(self, user_id: int, window_s: int) -> int:
