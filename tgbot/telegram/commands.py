@@ -256,7 +256,7 @@ COMMANDS: tuple[Command, ...] = (
         "settings",
         _settings,
         group=Listing(
-            N_("time limits and language"),
+            N_("time, language, answers, variant"),
             N_("time limits, language, answers, variant (admins)"),
         ),
     ),
