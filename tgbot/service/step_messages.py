@@ -387,8 +387,19 @@ class StepMessages:
     def _closing_text(
         self, t: Translator, events: list[ev.Event], names: dict[int, str], user_id: int
     ) -> str:
-        for e in events:
+        for i, e in enumerate(events):
             attr = _DECIDER.get(type(e))
             if attr and getattr(e, attr) == user_id and (line := describe(e, t, names, user_id)):
+                if isinstance(e, ev.DecisionTimedOut):
+                    # The clock decided for them: say what it did (the action taken in their
+                    # name, or their removal), as the group is told.
+                    done = [
+                        more
+                        for later in events[i + 1 :]
+                        if isinstance(later, ev.ActionDeclared | ev.PlayerLeft)
+                        and getattr(later, _DECIDER[type(later)]) == user_id
+                        and (more := describe(later, t, names, user_id))
+                    ]
+                    return "\n".join([line, *done])
                 return line
         return notices.question_closed(t)
