@@ -9,16 +9,17 @@ import pytest
 
 from tgbot.bootstrap import DESCRIPTION
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.engine import Game, Variant
+from tgbot.engine import DecisionKind, Game, Variant
 from tgbot.rendering import notices, ui
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.outcomes import Refusal
 from tgbot.service.plan import Edit
 from tgbot.service.records import GameRecord, Seat, Timing
-from tgbot.service.step_messages import StepMessages
+from tgbot.service.step_messages import StepMessages, answer_options
 from tgbot.telegram.commands import menus
 
 from .test_glossary import REJECTED
+from .test_second_review import GAMES as SECOND
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
@@ -152,3 +153,49 @@ def test_the_rules_say_what_a_timeout_does(lang: str) -> None:
     ):
         assert point in full, point
     assert len(full) <= 4096
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+@pytest.mark.parametrize("answers", ["table", "private"])
+@pytest.mark.parametrize("variant", [Variant.INQUISITOR, Variant.REFORMATION_INQUISITOR])
+def test_the_examined_player_reads_the_card_once(lang: str, answers: str, variant: Variant) -> None:
+    """Item 5: "you show a card" is not said again beside "X sees your card: <card>", and
+    the swap line does not say the card goes back before the redraw line does."""
+    t = CATALOGS.get(lang)
+    seen = 0
+    for _, text in SECOND[(lang, answers, variant)].private:
+        lines = text.split("\n")
+        for name in NAMES:
+            sees = t.gettext("👁 {actor} sees your card: {character}.").format(
+                actor=name, character=""
+            )[:-1]
+            if any(line.startswith(sees) for line in lines):
+                seen += 1
+                bare = t.gettext("👁 You show a card; only {actor} sees it.").format(actor=name)
+                assert bare not in lines, text
+    assert seen > 3
+    swap = KA.gettext("👁 {actor} makes you swap the card for one from the deck.")
+    assert swap == "👁 {actor} ბარათს გაცვლევინებს."
+
+
+def test_challenge_has_a_row_of_its_own_on_the_group_message() -> None:
+    """Item 21: `⚔️ შეწინააღმდეგება` does not share the group's narrow row; the blocks and
+    Pass still go two to a row (the row-length test in test_review still measures them)."""
+    seen = 0
+    for seed in range(8):
+        game, _ = Game.new([1, 2, 3, 4], seed, variant=Variant.INQUISITOR)
+        rng = random.Random(seed)
+        while not game.over:
+            waiting = game.awaiting()
+            if waiting.kind is DecisionKind.RESPONSE:
+                options = answer_options(game, waiting.players)
+                board = ui.answer_buttons(KA, "abcdef", game.version, options, {})
+                challenge = KA.gettext("⚔️ Challenge")
+                rows = [row for row in board if any(b["text"] == challenge for b in row)]
+                if rows:
+                    seen += 1
+                    assert board[0] == rows[0] and len(rows[0]) == 1, board
+                    assert all(len(row) == 2 for row in board[1:-1]), board
+            player = rng.choice(waiting.players)
+            game.apply(player, rng.choice(game.legal_decisions(player)))
+    assert seen > 10

@@ -214,14 +214,17 @@ def answer_buttons(
 ) -> Keyboard:
     """Challenge / Block as ... / Pass on the group's turn message (anyone may see them,
     only the players who may answer can press them)."""
-    items = [
-        {
+
+    def button(d: Decision) -> Button:
+        return {
             "text": decision_label(t, d, names),
             "data": buttons.pack(game_id, context, buttons.encode_decision(d, [])),
         }
-        for d in options
-    ]
-    return rows_of(items)
+
+    # Challenge gets a row of its own: the group's bubble is the narrowest, and its label is
+    # long in Georgian (it is also the button pressed most often).
+    challenge = [[button(d)] for d in options if isinstance(d, Challenge)]
+    return challenge + rows_of([button(d) for d in options if not isinstance(d, Challenge)])
 
 
 def turn_message(
