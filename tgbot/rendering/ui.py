@@ -657,8 +657,15 @@ def rules_for(t: Translator, variant: Variant) -> str:
     """The rules of a game of this variant: the base rules, then what the variant changes."""
     if variant is Variant.BASE:
         return rules_text(t)
-    head = t.gettext("🃏 This game's variant: {variant}").format(variant=variant_name(t, variant))
-    return "\n\n".join([rules_text(t), head + "\n\n" + variant_rules_text(t, variant)])
+    # Named first: the base rules below speak of what the variant may replace (the Ambassador).
+    head = t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
+    return "\n\n".join(
+        [
+            head.format(variant=variant_name(t, variant)),
+            rules_text(t),
+            variant_rules_text(t, variant),
+        ]
+    )
 
 
 def variants_list_text(t: Translator) -> str:
