@@ -16,7 +16,7 @@ from tgbot.service.outcomes import Refusal
 from tgbot.service.plan import Edit
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages, answer_options
-from tgbot.telegram.commands import menus
+from tgbot.telegram.commands import help_text, menus
 
 from .test_glossary import REJECTED
 from .test_second_review import GAMES as SECOND
@@ -199,3 +199,14 @@ def test_challenge_has_a_row_of_its_own_on_the_group_message() -> None:
             player = rng.choice(waiting.players)
             game.apply(player, rng.choice(game.legal_decisions(player)))
     assert seen > 10
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_help_lists_every_command_of_the_private_menu_under_private(lang: str) -> None:
+    """Item 15: the private menu's /leave, /rules and /help are in /help's private section."""
+    t = CATALOGS.get(lang)
+    private = help_text(t).split("\n\n")[2].split("\n")
+    assert private[0] == t.gettext("In private:")
+    listed = {line.split(":", 1)[0] for line in private[1:]}
+    menu = next(cmds for scope, cmds in menus(t) if scope.type == "all_private_chats")
+    assert {f"/{c.command}" for c in menu} <= listed, listed
