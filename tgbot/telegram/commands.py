@@ -266,7 +266,12 @@ COMMANDS: tuple[Command, ...] = (
         group=Listing(N_("the rules"), N_("the rules")),
         private=Listing(N_("the rules"), N_("the rules")),
     ),
-    Command("help", _help, group=Listing(N_("how to play")), private=Listing(N_("how to play"), N_("how to play"))),
+    Command(
+        "help",
+        _help,
+        group=Listing(N_("how to play")),
+        private=Listing(N_("how to play"), N_("how to play")),
+    ),
 )
 
 
