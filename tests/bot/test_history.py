@@ -425,3 +425,16 @@ async def test_the_command_menus_offer_replay_claims_and_top(redis_server_url: s
         assert private["top"] == h.tr("the best players of all groups")
         await h.say(TgUser(5, "P", "ka"), 5, "/help")
         assert "/replay" in h.sim.last(5).text and "/claims" in h.sim.last(5).text
+
+
+async def test_claims_in_a_lobby_say_nobody_has_claimed_yet(redis_server_url: str) -> None:
+    """A lobby is a game: /claims, in the group or in a player's private chat, says no one
+    has claimed a character yet, not "no game here, open one with /newgame"."""
+    async with running_bot(redis_server_url) as h:
+        a, b = players(2)
+        await open_lobby(h, [a, b])
+        nobody = h.tr("🗣 Nobody has claimed a character in this game yet.")
+        await h.say(a, GROUP, "/claims")
+        assert h.sim.last(GROUP).text == nobody
+        await h.say(b, b.id, "/claims")
+        assert h.sim.last(b.id).text == nobody

@@ -188,7 +188,9 @@ async def test_knocked_out_players_are_told_and_play_again_reopens(redis_server_
         again = final[0].button(h.tr("🆕 Play again"))["callback_data"]
         stranger = TgUser(4343, "Stranger")
         answer = await h.press(stranger, GROUP, final[0].message_id, again)
-        assert answer["text"] == h.tr("Only its players can start the next game.")
+        assert answer["text"] == h.tr(
+            "Only this game's players can use “Play again”. Open a new game with /newgame."
+        )
         answer = await h.press(users[1], GROUP, final[0].message_id, again)
         assert answer["text"] == h.tr("🆕 New game opened.")
         lobby = await h.record_of_chat(GROUP)

@@ -327,7 +327,8 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
             await choose_variant(h, a, Variant.REFORMATION_INQUISITOR, group, lang)
             await h.say(a, group, "/rules")
             text = h.sim.last(group).text
-            assert text.startswith(ui.rules_text(t))
+            # The variant is named first, then come the base rules and its changes.
+            assert text.startswith("🃏 ") and ui.rules_text(t) in text
             for variant in (Variant.INQUISITOR, Variant.REFORMATION):
                 for point in RULES_POINTS[lang, variant]:
                     assert point in text, (lang, point)

@@ -238,7 +238,7 @@ def test_the_rules_say_what_challenges_and_blocks_do(lang: str) -> None:
             "აჯანყებას ვერავინ დაბლოკავს და ვერავინ შეეწინააღმდეგება",
             "(თუ ასასინის ბლეფი გამოჩნდა, გადახდილ 3 მონეტას უკან იბრუნებს)",
             "თუ მოკვლა დაიბლოკა, გადახდილ 3 მონეტას უკან ვეღარ იბრუნებ",
-            "შენს ბარათებთან ერთად აირჩიე, რომელი დაიტოვო",
+            "ამ ბარათებიდან და შენი ბარათებიდან დაიტოვე იმდენი, რამდენიც გქონდა",
         ],
         "en": [
             "the bluffer turns a card face up and the action or block fails",
@@ -257,7 +257,7 @@ def test_the_rules_say_what_challenges_and_blocks_do(lang: str) -> None:
     embezzle = next(line for line in variants.split("\n") if line.startswith("🐷"))
     assert ("არ იბლოკება" if lang == "ka" else "It cannot be blocked") in embezzle
     exchange = next(line for line in variants.split("\n") if line.startswith("🔄") and "1" in line)
-    assert ("შენს ბარათებთან ერთად" if lang == "ka" else "your own cards") in exchange
+    assert ("მისგან და შენი ბარათებიდან" if lang == "ka" else "your own cards") in exchange
 
 
 def test_the_reformation_rules_read_as_the_review_proposed() -> None:

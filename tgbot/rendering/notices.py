@@ -26,7 +26,9 @@ REFUSALS: dict[Refusal, str] = {
     Refusal.NOT_CREATOR: N_("Only the game's creator can add or remove AI players."),
     Refusal.NO_AI_TO_REMOVE: N_("There is no AI player to remove."),
     Refusal.NOT_CREATOR_OR_ADMIN: N_("Only the game's creator or an admin can cancel it."),
-    Refusal.NOT_A_PLAYER_OF_FINISHED: N_("Only its players can start the next game."),
+    Refusal.NOT_A_PLAYER_OF_FINISHED: N_(
+        "Only this game's players can use “Play again”. Open a new game with /newgame."
+    ),
     Refusal.NOT_YOURS_TO_ANSWER: N_("It is not yours to answer."),
     Refusal.CANNOT_ANSWER_THAT_WAY: N_("You cannot answer that way."),
     Refusal.UNKNOWN_LANGUAGE: N_("Unknown language."),

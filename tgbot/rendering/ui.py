@@ -214,14 +214,17 @@ def answer_buttons(
 ) -> Keyboard:
     """Challenge / Block as ... / Pass on the group's turn message (anyone may see them,
     only the players who may answer can press them)."""
-    items = [
-        {
+
+    def button(d: Decision) -> Button:
+        return {
             "text": decision_label(t, d, names),
             "data": buttons.pack(game_id, context, buttons.encode_decision(d, [])),
         }
-        for d in options
-    ]
-    return rows_of(items)
+
+    # Challenge gets a row of its own: the group's bubble is the narrowest, and its label is
+    # long in Georgian (it is also the button pressed most often).
+    challenge = [[button(d)] for d in options if isinstance(d, Challenge)]
+    return challenge + rows_of([button(d) for d in options if not isinstance(d, Challenge)])
 
 
 def turn_message(
@@ -580,8 +583,8 @@ def rules_text(t: Translator) -> str:
         "🗡 Assassinate (Assassin): pay 3 coins; the player you choose turns a card face up. "
         "Only the target can block it, with the Contessa; a blocked assassination does not "
         "give the 3 coins back.\n"
-        "🏴 Steal (Captain): take 2 coins from a player. Only the target can block it, with a "
-        "Captain or an Ambassador.\n"
+        "🏴 Steal (Captain): take 2 coins from a player (1 if they have only 1). Only the "
+        "target can block it, with a Captain or an Ambassador.\n"
         "🔄 Exchange (Ambassador): draw 2 cards from the deck, choose among them and your own "
         "cards which to keep (as many as you had) and put the rest back. It cannot be "
         "blocked.\n\n"
@@ -592,7 +595,12 @@ def rules_text(t: Translator) -> str:
         "puts it back into the deck and draws a new one, the challenger turns a card face up, "
         "and the action or block goes ahead. A blocked action fails unless someone challenges "
         "the block successfully.\n\n"
-        "A player with both cards face up is out of the game."
+        "A player with both cards face up is out of the game.\n\n"
+        "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
+        "Income (with 10 or more coins, you stage a Coup on the next player); an unanswered "
+        "claim counts as a pass; the card to turn face up is picked at random, and an "
+        "exchange keeps your cards. Reach the skipped-turns limit and you are removed from "
+        "the game."
     )
 
 
@@ -636,8 +644,9 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
                 "🐷 Embezzlement: say you have no Duke and take every coin in the Reserve. "
                 "It cannot be blocked, but anyone can challenge it: if you do have a Duke, you "
                 "turn a card face up and take nothing from the Reserve; if not, you show your "
-                "cards, put them into the deck and draw new ones, and the challenger turns a "
-                "card face up.\n"
+                "cards, put them into the deck and draw new ones, the challenger turns a "
+                "card face up, and you still take the Reserve. An empty Reserve cannot be "
+                "embezzled.\n"
                 "With 10 or more coins you still must stage a Coup."
             )
         )
@@ -648,8 +657,15 @@ def rules_for(t: Translator, variant: Variant) -> str:
     """The rules of a game of this variant: the base rules, then what the variant changes."""
     if variant is Variant.BASE:
         return rules_text(t)
-    head = t.gettext("🃏 This game's variant: {variant}").format(variant=variant_name(t, variant))
-    return "\n\n".join([rules_text(t), head + "\n\n" + variant_rules_text(t, variant)])
+    # Named first: the base rules below speak of what the variant may replace (the Ambassador).
+    head = t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
+    return "\n\n".join(
+        [
+            head.format(variant=variant_name(t, variant)),
+            rules_text(t),
+            variant_rules_text(t, variant),
+        ]
+    )
 
 
 def variants_list_text(t: Translator) -> str:

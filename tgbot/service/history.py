@@ -202,8 +202,9 @@ class History:
     @staticmethod
     def claims(record: GameRecord | None, t: Translator) -> Reply:
         """/claims: who has claimed which character in the running game."""
-        if record is None or record.engine is None:
+        if record is None:
             raise UserError(Refusal.NO_GAME_HERE, t.language)
+        # A lobby is a game with no claim yet ("open one with /newgame" would be wrong there).
         return Reply(texts.claims_text(t, record.claims, record.names()))
 
     # ---- replays ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ _DECIDER = {
     ev.CardRevealed: "player",
     ev.ExchangeKept: "player",
     ev.CardShown: "target",
+    ev.CardShownTo: "recipient",  # the target's own line, when it replaces CardShown
     ev.ExamineDecided: "actor",
     ev.DecisionTimedOut: "player",
     ev.PlayerLeft: "player",
@@ -54,10 +55,20 @@ def _concerns(event: ev.Event, user_id: int) -> bool:
 
 def _without_repeats(events: list[ev.Event], user_id: int) -> list[ev.Event]:
     """The events of a player's private chat, less what another line there says again:
-    the examiner's "X shows you a card" when "X shows you: <card>" follows."""
-    if not any(isinstance(e, ev.ExaminedCard) and e.recipient == user_id for e in events):
+    the examiner's "X shows you a card" when "X shows you: <card>" follows, and the
+    target's "you show a card" when "X sees your card: <card>" follows."""
+    examiner = any(isinstance(e, ev.ExaminedCard) and e.recipient == user_id for e in events)
+    target = any(isinstance(e, ev.CardShownTo) and e.recipient == user_id for e in events)
+    if not (examiner or target):
         return events
-    return [e for e in events if not (isinstance(e, ev.CardShown) and e.actor == user_id)]
+    return [
+        e
+        for e in events
+        if not (
+            isinstance(e, ev.CardShown)
+            and ((examiner and e.actor == user_id) or (target and e.target == user_id))
+        )
+    ]
 
 
 def prompt_ref(user_id: int) -> str:
@@ -387,8 +398,19 @@ class StepMessages:
     def _closing_text(
         self, t: Translator, events: list[ev.Event], names: dict[int, str], user_id: int
     ) -> str:
-        for e in events:
+        for i, e in enumerate(events):
             attr = _DECIDER.get(type(e))
             if attr and getattr(e, attr) == user_id and (line := describe(e, t, names, user_id)):
+                if isinstance(e, ev.DecisionTimedOut):
+                    # The clock decided for them: say what it did (the action taken in their
+                    # name, or their removal), as the group is told.
+                    done = [
+                        more
+                        for later in events[i + 1 :]
+                        if isinstance(later, ev.ActionDeclared | ev.PlayerLeft)
+                        and getattr(later, _DECIDER[type(later)]) == user_id
+                        and (more := describe(later, t, names, user_id))
+                    ]
+                    return "\n".join([line, *done])
                 return line
         return notices.question_closed(t)

@@ -217,7 +217,7 @@ COMMANDS: tuple[Command, ...] = (
         "leave",
         _leave,
         group=Listing(N_("leave the game"), N_("leave the game")),
-        private=Listing(N_("leave your game")),
+        private=Listing(N_("leave your game"), N_("leave your game")),
         seated=True,
     ),
     Command(
@@ -256,7 +256,7 @@ COMMANDS: tuple[Command, ...] = (
         "settings",
         _settings,
         group=Listing(
-            N_("time limits and language"),
+            N_("time, language, answers, variant"),
             N_("time limits, language, answers, variant (admins)"),
         ),
     ),
@@ -264,9 +264,14 @@ COMMANDS: tuple[Command, ...] = (
         "rules",
         _rules,
         group=Listing(N_("the rules"), N_("the rules")),
-        private=Listing(N_("the rules")),
+        private=Listing(N_("the rules"), N_("the rules")),
     ),
-    Command("help", _help, group=Listing(N_("how to play")), private=Listing(N_("how to play"))),
+    Command(
+        "help",
+        _help,
+        group=Listing(N_("how to play")),
+        private=Listing(N_("how to play"), N_("how to play")),
+    ),
 )
 
 
