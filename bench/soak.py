@@ -320,57 +320,65 @@ async def run(args: argparse.Namespace) -> None:
         logs.mkdir(parents=True, exist_ok=True)
         async with serve(build_sim_app(sim), sim_port), httpx.AsyncClient(timeout=60) as http:
             bots = [BotProcess(p, env, logs / f"bot{i + 1}.log") for i, p in enumerate(ports)]
-            for bot in bots:
-                bot.start()
-            for bot in bots:
-                await bot.ready(http)
-            urls = [f"http://127.0.0.1:{p}{WEBHOOK_PATH}" for p in ports]
-            config = Config(bot_token="123456:TEST-token", redis_url=cluster.url, key_prefix=prefix)
-            h = Harness(sim, urls[0], http, config)
-            soak = Soak(h, urls, bots, cluster, (pace[0], pace[1]))
-            tables = [asyncio.create_task(soak.table(n)) for n in range(args.games)]
-            await asyncio.sleep(min(30.0, args.minutes * 6))
-            memory_start, rss_start = used_memory(cluster), [rss(b) for b in bots]
-            print(f"start: Redis {mb(memory_start)}, bots {', '.join(mb(r) for r in rss_start)}")
-            end = soak.started + args.minutes * 60
-            disruptions = [
-                (soak.started + args.minutes * 60 * 0.4, soak.failover),
-                (soak.started + args.minutes * 60 * 0.6, soak.bot_kill),
-            ]
-            next_line = soak.started + 60
-            while time.monotonic() < end or not all(t.done() for t in tables):
-                if time.monotonic() >= end:
-                    soak.stop_new_games = True
-                if time.monotonic() > end + args.grace * 60:
-                    break
-                if disruptions and time.monotonic() >= disruptions[0][0]:
-                    await disruptions.pop(0)[1]()
-                if time.monotonic() >= next_line:
-                    next_line += 60
-                    since = next_line - 120 - soak.started
-                    minute = [lat for at, lat in soak.figures.presses if at > since]
-                    print(
-                        f"{(time.monotonic() - soak.started) / 60:4.1f} min: "
-                        f"{soak.figures.finished} games finished, "
-                        f"{len(soak.figures.presses)} presses, last minute {quantiles(minute)}; "
-                        f"Redis {mb(used_memory(cluster))}, "
-                        f"bots {', '.join(mb(rss(b)) for b in bots)}",
-                        flush=True,
-                    )
-                await asyncio.sleep(0.5)
-            unfinished = sum(not t.done() for t in tables)
-            failures = [t.exception() for t in tables if t.done()]
-            for t in tables:
-                t.cancel()
-            await asyncio.gather(*tables, return_exceptions=True)
-            await asyncio.sleep(5)  # the last deliveries
-            memory_end, rss_end = used_memory(cluster), [rss(b) for b in bots]
-            report(soak, sim, memory_start, memory_end, rss_start, rss_end, unfinished)
-            for err in [f for f in failures if f is not None][:3]:
-                print(f"a table failed: {type(err).__name__}: {err}")
-            for bot in bots:
-                bot.kill9()
-            await h.store.redis.aclose()
+            try:
+                for bot in bots:
+                    bot.start()
+                for bot in bots:
+                    await bot.ready(http)
+                urls = [f"http://127.0.0.1:{p}{WEBHOOK_PATH}" for p in ports]
+                config = Config(
+                    bot_token="123456:TEST-token", redis_url=cluster.url, key_prefix=prefix
+                )
+                h = Harness(sim, urls[0], http, config)
+                soak = Soak(h, urls, bots, cluster, (pace[0], pace[1]))
+                tables = [asyncio.create_task(soak.table(n)) for n in range(args.games)]
+                await asyncio.sleep(min(30.0, args.minutes * 6))
+                memory_start, rss_start = used_memory(cluster), [rss(b) for b in bots]
+                print(
+                    f"start: Redis {mb(memory_start)}, bots {', '.join(mb(r) for r in rss_start)}"
+                )
+                end = soak.started + args.minutes * 60
+                disruptions = [
+                    (soak.started + args.minutes * 60 * 0.4, soak.failover),
+                    (soak.started + args.minutes * 60 * 0.6, soak.bot_kill),
+                ]
+                next_line = soak.started + 60
+                while time.monotonic() < end or not all(t.done() for t in tables):
+                    if time.monotonic() >= end:
+                        soak.stop_new_games = True
+                    if time.monotonic() > end + args.grace * 60:
+                        break
+                    if disruptions and time.monotonic() >= disruptions[0][0]:
+                        await disruptions.pop(0)[1]()
+                    if time.monotonic() >= next_line:
+                        next_line += 60
+                        since = next_line - 120 - soak.started
+                        minute = [lat for at, lat in soak.figures.presses if at > since]
+                        print(
+                            f"{(time.monotonic() - soak.started) / 60:4.1f} min: "
+                            f"{soak.figures.finished} games finished, "
+                            f"{len(soak.figures.presses)} presses, "
+                            f"last minute {quantiles(minute)}; "
+                            f"Redis {mb(used_memory(cluster))}, "
+                            f"bots {', '.join(mb(rss(b)) for b in bots)}",
+                            flush=True,
+                        )
+                    await asyncio.sleep(0.5)
+                unfinished = sum(not t.done() for t in tables)
+                failures = [t.exception() for t in tables if t.done()]
+                for t in tables:
+                    t.cancel()
+                await asyncio.gather(*tables, return_exceptions=True)
+                await asyncio.sleep(5)  # the last deliveries
+                memory_end, rss_end = used_memory(cluster), [rss(b) for b in bots]
+                report(soak, sim, memory_start, memory_end, rss_start, rss_end, unfinished)
+                for err in [f for f in failures if f is not None][:3]:
+                    print(f"a table failed: {type(err).__name__}: {err}")
+                await h.store.redis.aclose()
+            finally:  # a soak that fails leaves no bot behind
+                for bot in bots:
+                    if bot.process is not None and bot.process.poll() is None:
+                        bot.kill9()
 
 
 def duplicates_with_live_buttons(sim: TelegramSim) -> int:
