@@ -130,6 +130,15 @@ def test_long_keep_pairs_have_a_row_of_their_own(lang: str) -> None:
     assert any(len(row) == 1 and len(row[0]) > 15 for rows in prompts for row in rows)
 
 
+def test_no_wide_georgian_label_shares_a_row() -> None:
+    """The same measure for every keyboard: Challenge (18 characters) now has a row of its
+    own in private prompts too, as it has on the group's message."""
+    rows = [row for (la, _), msgs in GAMES.items() if la == "ka" for m in msgs for row in m[2]]
+    assert ["⚔️ შეწინააღმდეგება"] in rows and len(rows) > 1000
+    wide = {label for row in rows if len(row) > 1 for label in row if len(label) > 15}
+    assert not wide, wide
+
+
 def test_the_english_rules_word_order() -> None:
     """Point 11: "you must still", and a Coup "against" the next player."""
     text = ui.rules_for(EN, Variant.REFORMATION_INQUISITOR)
@@ -143,3 +152,12 @@ def test_the_glossary_names_the_knock_out() -> None:
     assert "knocked out (the log line)" in GLOSSARY
     rejected = [row[0] for row in table_rows(section("Rejected wordings"))]
     assert "☠️ {player} თამაშს ტოვებს" in rejected
+
+
+def test_a_card_turned_up_by_the_clock_is_named_to_its_owner() -> None:
+    """Found while reading: "a card is picked at random" told the owner not which one."""
+    timed_out = KA.gettext("⌛ Your time ran out: a card is picked at random.")
+    edits = [text for msgs in GAMES.values() for _, text, _ in msgs if text.startswith(timed_out)]
+    assert edits
+    for text in edits:
+        assert text.split("\n")[1].startswith("🔻 შენ ამოატრიალე "), text

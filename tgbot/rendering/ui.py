@@ -475,7 +475,14 @@ def answers_question(t: Translator, window: Window | None, options: Sequence[Dec
 def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Challenge / Block as ... / Pass for one responder."""
     question = response_question(a.t, a.view)
-    return a.screen([*context_lines, a.hand(), question])
+    screen = a.screen([*context_lines, a.hand(), question])
+    # Challenge has a row of its own here too, as on the group's message: its Georgian label
+    # is as wide as the keep pairs that do not share a row (KEEP_SHARED_ROW_CHARS).
+    legal = a.view.legal
+    challenge = [a.decision_buttons([d]) for d in legal if isinstance(d, Challenge)]
+    others = a.decision_buttons([d for d in legal if not isinstance(d, Challenge)])
+    screen.keyboard = challenge + rows_of(others)
+    return screen
 
 
 def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
