@@ -257,7 +257,8 @@ def test_leaving_and_being_knocked_out_are_worded_apart() -> None:
             assert leave_line and out_line
             assert leave_line.split(" ", 1)[1] != out_line.split(" ", 1)[1]
             if t is KA:
-                assert "თამაშს ტოვებ" in out_line and "თამაშს ტოვებ" not in leave_line
+                # The knock-out has its own word (docs/GLOSSARY.md), never the leave's.
+                assert "თამაშიდან გავარდ" in out_line and "ტოვებ" not in out_line
     # The leaver reads their own leave in the second person, not their name.
     assert describe(left[0], KA, {1: "ნინო"}, 1) == "🚪 თამაშს თავს ანებებ."
     assert describe(ev.PlayerLeft(1, afk=True), EN, {1: "A"}, 1) == (
@@ -646,7 +647,7 @@ def test_no_private_message_says_a_line_twice(answers: str) -> None:
         lines = [line for line in text.split("\n") if line.strip()]
         assert len(lines) == len(set(lines)), (chat, text)
         # The hand is one line: the deal's "your cards" and the prompt's do not both appear.
-        card_lines = [ln for ln in lines if ln.startswith(("🂠 შენი ბარათები", "🂠 Your cards"))]
+        card_lines = [ln for ln in lines if ln.startswith(("🂠 შენი ბარათ", "🂠 Your card"))]
         assert len(card_lines) <= 1, (chat, text)
         keep_lines = [ln for ln in lines if ln.startswith(("🔄 გრჩება", "🔄 You keep"))]
         assert len(keep_lines) <= 1, (chat, text)

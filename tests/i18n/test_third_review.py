@@ -62,7 +62,7 @@ def test_the_removed_player_is_told_why() -> None:
     assert closing_edit_after_timeout("ka", 1).split("\n") == [
         "⌛ დრო ამოგეწურა.",
         "🚪 თამაშს გამოეთიშე: გამოტოვების ლიმიტი ამოიწურა.",
-        "☠️ თამაშს ტოვებ.",
+        "☠️ თამაშიდან გავარდი.",
     ]
     assert "🚪 You missed too many turns" in closing_edit_after_timeout("en", 1)
 

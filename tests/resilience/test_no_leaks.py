@@ -82,8 +82,8 @@ async def test_games_through_telegram_show_the_group_no_hidden_card(redis_server
             await play_to_end(h, users, random.Random(round_no), group)
             group_text = h.sim.text_of(group)
             for phrase in (
-                "🂠 Your cards",
-                "🂠 შენი ბარათები",
+                "🂠 Your card",
+                "🂠 შენი ბარათ",
                 "🔁",
                 "You drew",
                 "დეკიდან აიღე",

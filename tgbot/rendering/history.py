@@ -65,6 +65,14 @@ def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, fl
         lines.append(t.gettext("🎭 What you claimed (and how often it was a bluff):"))
         for character, n in claimed:
             bluffs = counts.get(f"bluff:{character.value}", 0)
+            if n == 1:  # "1 claim, 0 of them bluffs" reads wrong: say whether it was one
+                once = (
+                    t.gettext("{character}: claimed once, a bluff")
+                    if bluffs
+                    else t.gettext("{character}: claimed once, not a bluff")
+                )
+                lines.append(once.format(character=character_name(t, character)))
+                continue
             lines.append(
                 t.ngettext(
                     "{character}: claimed {n} time, bluffed {bluffs} ({percent}%)",

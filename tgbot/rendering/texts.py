@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..engine import Action, Allegiance, Character, DecisionKind, Variant
@@ -91,6 +91,13 @@ def block_text(
 def cards_text(t: Translator, cards: Iterable[Character]) -> str:
     """Cards as a short list: "Duke, Captain"."""
     return ", ".join(character_name(t, c) for c in cards)
+
+
+def cards_line(t: Translator, cards: Sequence[Character]) -> str:
+    """A player's face-down cards, "Your card" when one is left."""
+    return t.ngettext("🂠 Your card: {cards}", "🂠 Your cards: {cards}", len(cards)).format(
+        cards=cards_text(t, cards)
+    )
 
 
 def coins_text(t: Translator, n: int) -> str:
@@ -356,7 +363,7 @@ class _Describer:
                 DecisionKind.LOSE_CARD: t.gettext(
                     "⌛ Your time ran out: a card is picked at random."
                 ),
-                DecisionKind.EXCHANGE: t.gettext("⌛ Your time ran out: you keep your cards."),
+                DecisionKind.EXCHANGE: t.gettext("⌛ Your time ran out: you keep what you had."),
                 DecisionKind.SHOW_CARD: t.gettext(
                     "⌛ Your time ran out: the card to show is picked at random."
                 ),
@@ -370,7 +377,7 @@ class _Describer:
                     "⌛ {player} ran out of time: a card is picked at random."
                 ),
                 DecisionKind.EXCHANGE: t.gettext(
-                    "⌛ {player} ran out of time and keeps their cards."
+                    "⌛ {player} ran out of time and keeps what they had."
                 ),
                 DecisionKind.SHOW_CARD: t.gettext(
                     "⌛ {player} ran out of time: the card to show is picked at random."
@@ -504,7 +511,7 @@ class _Describer:
         ).format(drawn=cards_text(self.t, e.drawn))
 
     def cards_dealt(self, e: ev.CardsDealt) -> str:
-        return self.t.gettext("🂠 Your cards: {cards}.").format(cards=cards_text(self.t, e.cards))
+        return cards_line(self.t, e.cards)
 
     def card_replaced(self, e: ev.CardReplaced) -> str:
         return self.t.gettext("🔁 Your {shown} went back into the deck; you drew: {drawn}.").format(

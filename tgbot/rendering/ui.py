@@ -29,7 +29,7 @@ from ..engine import (
 from . import buttons
 from .forms import Case, action_in, character_in
 from .i18n import Translator
-from .texts import Names, cards_text, character_name, coins_text, variant_name
+from .texts import Names, cards_line, cards_text, character_name, coins_text, variant_name
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
 Keyboard = list[list[Button]]
@@ -188,7 +188,11 @@ def status_text(t: Translator, view: PlayerView, names: Names, seconds_left: int
         DecisionKind.TURN: t.gettext("▶️ {players} to move."),
         DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
         DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
-        DecisionKind.EXCHANGE: t.gettext("⏳ {players} chooses cards to keep."),
+        DecisionKind.EXCHANGE: t.ngettext(
+            "⏳ {players} chooses a card to keep.",
+            "⏳ {players} chooses cards to keep.",
+            max((view.seat(p).cards_down for p in waiting.players), default=2),
+        ),
         DecisionKind.SHOW_CARD: t.gettext("⏳ {players} chooses a card to show."),
         DecisionKind.EXAMINE: t.gettext("⏳ {players} decides about the card shown."),
     }
@@ -275,7 +279,11 @@ def play_again_keyboard(t: Translator, game_id: str) -> Keyboard:
 def hand_text(t: Translator, view: PlayerView) -> str:
     """A player's face-down cards and coins."""
     assert view.viewer is not None
-    text = t.gettext("🂠 Your cards: {cards} · 💰 {coins}").format(
+    text = t.ngettext(
+        "🂠 Your card: {cards} · 💰 {coins}",
+        "🂠 Your cards: {cards} · 💰 {coins}",
+        len(view.my_cards),
+    ).format(
         cards=cards_text(t, view.my_cards) or "—",
         coins=coins_text(t, view.seat(view.viewer).coins),
     )
@@ -467,7 +475,14 @@ def answers_question(t: Translator, window: Window | None, options: Sequence[Dec
 def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Challenge / Block as ... / Pass for one responder."""
     question = response_question(a.t, a.view)
-    return a.screen([*context_lines, a.hand(), question])
+    screen = a.screen([*context_lines, a.hand(), question])
+    # Challenge has a row of its own here too, as on the group's message: its Georgian label
+    # is as wide as the keep pairs that do not share a row (KEEP_SHARED_ROW_CHARS).
+    legal = a.view.legal
+    challenge = [a.decision_buttons([d]) for d in legal if isinstance(d, Challenge)]
+    others = a.decision_buttons([d for d in legal if not isinstance(d, Challenge)])
+    screen.keyboard = challenge + rows_of(others)
+    return screen
 
 
 def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
@@ -482,18 +497,22 @@ def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     screen = a.screen(
         [
             *context_lines,
-            t.gettext("🂠 Your cards: {cards}").format(cards=cards_text(t, a.view.my_cards)),
+            cards_line(t, a.view.my_cards),
             t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
         ]
     )
     items = [b for row in screen.keyboard for b in row]
-    if any(len(b["text"]) > SHARED_ROW_CHARS for b in items):  # "Duke + Inquisitor" in ka
+    if any(len(b["text"]) > KEEP_SHARED_ROW_CHARS for b in items):  # "Duke + Captain" in ka
         screen.keyboard = rows_of(items, 1)
     return screen
 
 
 # The longest label that still fits two to a row on a phone (Georgian; see tests/i18n).
 SHARED_ROW_CHARS = 20
+# Keep pairs are held to less: at Telegram's 15 dp button text a Georgian pair of 17-18
+# characters measures 145-163 dp, the whole half row of a 360 dp phone, where pairs of up
+# to 15 measure 135 dp at most (docs/ka-review-status.md, "Fourth reading").
+KEEP_SHARED_ROW_CHARS = 15
 
 
 def show_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
@@ -597,10 +616,10 @@ def rules_text(t: Translator) -> str:
         "the block successfully.\n\n"
         "A player with both cards face up is out of the game.\n\n"
         "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
-        "Income (with 10 or more coins, you stage a Coup on the next player); an unanswered "
-        "claim counts as a pass; the card to turn face up is picked at random, and an "
-        "exchange keeps your cards. Reach the skipped-turns limit and you are removed from "
-        "the game."
+        "Income (with 10 or more coins, you stage a Coup against the next player); a claim or "
+        "block left unanswered counts as a pass; the card to turn face up is picked at "
+        "random, and an exchange keeps your cards. Reach the skipped-turns limit and you are "
+        "removed from the game."
     )
 
 
@@ -647,7 +666,7 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
                 "cards, put them into the deck and draw new ones, the challenger turns a "
                 "card face up, and you still take the Reserve. An empty Reserve cannot be "
                 "embezzled.\n"
-                "With 10 or more coins you still must stage a Coup."
+                "With 10 or more coins you must still stage a Coup."
             )
         )
     return "\n\n".join(parts)

@@ -403,11 +403,16 @@ class StepMessages:
             if attr and getattr(e, attr) == user_id and (line := describe(e, t, names, user_id)):
                 if isinstance(e, ev.DecisionTimedOut):
                     # The clock decided for them: say what it did (the action taken in their
-                    # name, or their removal), as the group is told.
+                    # name, their removal, or the card it turned up), as the group is told.
+                    said = (
+                        ev.ActionDeclared | ev.PlayerLeft | ev.CardRevealed
+                        if e.decision is DecisionKind.LOSE_CARD
+                        else ev.ActionDeclared | ev.PlayerLeft
+                    )
                     done = [
                         more
                         for later in events[i + 1 :]
-                        if isinstance(later, ev.ActionDeclared | ev.PlayerLeft)
+                        if isinstance(later, said)
                         and getattr(later, _DECIDER[type(later)]) == user_id
                         and (more := describe(later, t, names, user_id))
                     ]
