@@ -26,7 +26,7 @@ from ..engine import (
     Variant,
     Window,
 )
-from . import buttons
+from ..service import callbacks
 from .forms import Case, action_in, character_in
 from .i18n import Translator
 from .texts import Names, cards_text, character_name, coins_text, variant_name
@@ -81,17 +81,29 @@ def lobby_screen(
     ).format(time=seconds_text(t, wait_seconds))
     keyboard = rows_of(
         [
-            {"text": t.gettext("✋ Join"), "data": buttons.pack(game_id, 0, buttons.LOBBY_JOIN)},
-            {"text": t.gettext("🚪 Leave"), "data": buttons.pack(game_id, 0, buttons.LOBBY_LEAVE)},
-            {"text": t.gettext("▶️ Start"), "data": buttons.pack(game_id, 0, buttons.LOBBY_START)},
-            {"text": t.gettext("✖️ Cancel"), "data": buttons.pack(game_id, 0, buttons.LOBBY_CANCEL)},
+            {
+                "text": t.gettext("✋ Join"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_JOIN),
+            },
+            {
+                "text": t.gettext("🚪 Leave"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_LEAVE),
+            },
+            {
+                "text": t.gettext("▶️ Start"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_START),
+            },
+            {
+                "text": t.gettext("✖️ Cancel"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_CANCEL),
+            },
             {
                 "text": t.gettext("🤖 Add AI"),
-                "data": buttons.pack(game_id, 0, buttons.LOBBY_ADD_AI),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_ADD_AI),
             },
             {
                 "text": t.gettext("🤖 Remove AI"),
-                "data": buttons.pack(game_id, 0, buttons.LOBBY_REMOVE_AI),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_REMOVE_AI),
             },
         ]
     )
@@ -218,7 +230,7 @@ def answer_buttons(
     def button(d: Decision) -> Button:
         return {
             "text": decision_label(t, d, names),
-            "data": buttons.pack(game_id, context, buttons.encode_decision(d, [])),
+            "data": callbacks.pack(game_id, context, callbacks.encode_decision(d, [])),
         }
 
     # Challenge gets a row of its own: the group's bubble is the narrowest, and its label is
@@ -266,7 +278,9 @@ def game_over_message(
 
 def play_again_keyboard(t: Translator, game_id: str) -> Keyboard:
     """The button under the final message that opens a new lobby with the same players."""
-    return [[{"text": t.gettext("🆕 Play again"), "data": buttons.pack(game_id, 0, buttons.AGAIN)}]]
+    return [
+        [{"text": t.gettext("🆕 Play again"), "data": callbacks.pack(game_id, 0, callbacks.AGAIN)}]
+    ]
 
 
 # ---- private prompts -----------------------------------------------------------------
@@ -362,13 +376,13 @@ class Asking:
 
     def button(self, text: str, code: str) -> Button:
         """A button of this prompt."""
-        return {"text": text, "data": buttons.pack(self.game_id, self.context, code)}
+        return {"text": text, "data": callbacks.pack(self.game_id, self.context, code)}
 
     def decision_buttons(self, decisions: Sequence[Decision]) -> list[Button]:
         """One button per decision."""
         seats = [p.id for p in self.view.seats]
         return [
-            self.button(decision_label(self.t, d, self.names), buttons.encode_decision(d, seats))
+            self.button(decision_label(self.t, d, self.names), callbacks.encode_decision(d, seats))
             for d in decisions
         ]
 
@@ -396,9 +410,9 @@ def turn_screen(a: Asking) -> Screen:
     for d in legal:
         assert isinstance(d, TakeAction)
         if table[d.action].targeted:
-            code = buttons.picker_code(d.action)
+            code = callbacks.picker_code(d.action)
         else:
-            code = buttons.encode_decision(d, seats)
+            code = callbacks.encode_decision(d, seats)
         if code not in codes:
             codes.add(code)
             button = a.button(ACTION_BUTTONS[d.action](t), code)
@@ -421,7 +435,7 @@ def target_screen(a: Asking, action: Action) -> Screen:
         # Converting yourself costs 1, another player 2: the buttons say so.
         seats = [p.id for p in a.view.seats]
         items = [
-            a.button(convert_label(t, d, a.player_id, a.names), buttons.encode_decision(d, seats))
+            a.button(convert_label(t, d, a.player_id, a.names), callbacks.encode_decision(d, seats))
             for d in legal
         ]
         prompt = t.gettext(
@@ -433,7 +447,7 @@ def target_screen(a: Asking, action: Action) -> Screen:
         prompt = t.gettext("{action_gen}: choose a target.").format(
             action_gen=action_in(t, action, Case.GENITIVE)
         )
-    items.append(a.button(t.gettext("« Back"), buttons.BACK))
+    items.append(a.button(t.gettext("« Back"), callbacks.BACK))
     return Screen(a.hand() + "\n" + prompt, rows_of(items))
 
 
@@ -694,8 +708,8 @@ def language_screen(t: Translator) -> Screen:
         t.gettext("🌐 Choose your language:"),
         rows_of(
             [
-                {"text": t.gettext("🇬🇪 Georgian"), "data": "lang.ka"},
-                {"text": t.gettext("🇬🇧 English"), "data": "lang.en"},
+                {"text": t.gettext("🇬🇪 Georgian"), "data": callbacks.language("ka")},
+                {"text": t.gettext("🇬🇧 English"), "data": callbacks.language("en")},
             ]
         ),
     )
@@ -794,4 +808,6 @@ def settings_screen(t: Translator, current: ShownSettings) -> Screen:
         "variant": t.gettext("🃏 {value}").format(value=variant_name(t, current.variant)),
     }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
-    return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])
+    return Screen(
+        text, [[{"text": label, "data": callbacks.setting(key)}] for key, label in labels.items()]
+    )

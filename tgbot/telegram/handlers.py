@@ -34,9 +34,9 @@ from telegram.ext import (
 )
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
-from ..rendering import history as history_texts
 from ..rendering import notices, replies, ui
 from ..rendering.i18n import Catalogs, Translator
+from ..service import callbacks
 from ..service.game_service import AdminCheck, Duplicate, GameService
 from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
@@ -54,10 +54,6 @@ GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 THROTTLE_WINDOW_S = 10
 NAME_LIMIT = 40
 _JOINERS = {"\u200c", "\u200d"}  # zero-width (non-)joiner: part of emoji and some scripts
-# The button families, by their data's prefix; any other data is a game's button.
-LANGUAGE_BUTTON = re.compile(r"lang\.(.*)", re.DOTALL)
-SETTING_BUTTON = re.compile(r"cfg\.(.*)", re.DOTALL)
-REPLAY_BUTTON = re.compile(re.escape(history_texts.REPLAY_BUTTON_PREFIX))
 
 Route = Callable[[Update, Any], Coroutine[Any, Any, CallbackAnswer | None]]
 Handler = BaseHandler[Update, Any, CallbackAnswer | None]
@@ -151,9 +147,9 @@ class Dispatcher:
         service.on_commit = self.deliver_later
         # Presses are counted before they are matched (a forged one counts too).
         self._buttons: list[Handler] = [
-            ButtonFamily(self._language_pressed, pattern=LANGUAGE_BUTTON),
-            ButtonFamily(self._setting_pressed, pattern=SETTING_BUTTON),
-            ButtonFamily(self._replay_pressed, pattern=REPLAY_BUTTON),  # issue 19
+            ButtonFamily(self._language_pressed, pattern=callbacks.LANGUAGE_PATTERN),
+            ButtonFamily(self._setting_pressed, pattern=callbacks.SETTING_PATTERN),
+            ButtonFamily(self._replay_pressed, pattern=callbacks.REPLAY_PATTERN),
             CallbackQueryHandler(self._game_pressed),  # any other data: a game's button
         ]
         # Unknown commands, and commands addressed to another bot, match none: quiet.
@@ -367,7 +363,9 @@ class Dispatcher:
             message is None
             or message.chat.type not in GROUP_TYPES
             or key not in ui.SETTING_CHOICES
-            or not offers(message, f"cfg.{key}")  # forged onto another message (the lobby)
+            or not offers(
+                message, callbacks.setting(key)
+            )  # forged onto another message (the lobby)
         ):
             return await self._not_valid(query.id, person)
         chat_id = message.chat.id
