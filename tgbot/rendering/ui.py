@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from ..engine import (
     MAX_PLAYERS,
@@ -27,6 +26,7 @@ from ..engine import (
     Window,
 )
 from ..service import callbacks
+from ..service.settings import SETTINGS, ChatSettings
 from .forms import Case, action_in, character_in
 from .i18n import Translator
 from .texts import Names, cards_text, character_name, coins_text, variant_name
@@ -717,97 +717,50 @@ def language_screen(t: Translator) -> Screen:
 
 # ---- group settings ------------------------------------------------------------------
 
-SETTING_CHOICES: dict[str, tuple[str, ...]] = {
-    "lang": ("ka", "en"),
-    "turn": ("30", "60", "90", "180", "300"),
-    "response": ("15", "30", "60", "120"),
-    "lose_card": ("20", "45", "90"),
-    "exchange": ("30", "60", "120"),
-    "lobby": ("60", "120", "300"),
-    "afk_limit": ("1", "2", "3"),
-    "answers": ("table", "private"),
-    "variant": tuple(v.value for v in Variant),
+
+def _language_label(t: Translator, s: ChatSettings) -> str:
+    language = t.gettext("Georgian") if s.language == "ka" else t.gettext("English")
+    return t.gettext("🌐 Language: {value}").format(value=language)
+
+
+def _answers_label(t: Translator, s: ChatSettings) -> str:
+    where = t.gettext("at the table") if s.answers == "table" else t.gettext("in private")
+    return t.gettext("🗳 Answers: {value}").format(value=where)
+
+
+def _variant_label(t: Translator, s: ChatSettings) -> str:
+    # TRANSLATORS: the variant setting's button; {value} is the variant's name.
+    return t.gettext("🃏 {value}").format(value=variant_name(t, s.variant))
+
+
+# The words of each row of the settings screen, by the setting's key (service/settings.py
+# has the rows, in order, and what each button switches to).
+SETTING_LABELS: dict[str, Callable[[Translator, ChatSettings], str]] = {
+    "lang": _language_label,
+    "turn": lambda t, s: t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, s.turn)),
+    "response": lambda t, s: t.gettext("⏳ Responses: {value}").format(
+        value=seconds_text(t, s.response)
+    ),
+    "lose_card": lambda t, s: t.gettext("🔻 Losing a card: {value}").format(
+        value=seconds_text(t, s.lose_card)
+    ),
+    "exchange": lambda t, s: t.gettext("🔄 Exchange: {value}").format(
+        value=seconds_text(t, s.exchange)
+    ),
+    "lobby": lambda t, s: t.gettext("🎲 Lobby: {value}").format(value=seconds_text(t, s.lobby)),
+    "afk_limit": lambda t, s: t.ngettext(
+        "💤 Removed after {n} missed turn", "💤 Removed after {n} missed turns", s.afk_limit
+    ).format(n=s.afk_limit),
+    "answers": _answers_label,
+    "variant": _variant_label,
 }
 
 
-def next_setting(key: str, current: str) -> str:
-    """The value a settings button switches to."""
-    choices = SETTING_CHOICES[key]
-    return (
-        choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
-    )
-
-
-class ShownSettings(Protocol):
-    """What the settings screen shows of a group's settings (service.settings.ChatSettings)."""
-
-    @property
-    def language(self) -> str:
-        """The group's language code."""
-
-    @property
-    def turn(self) -> int:
-        """Seconds for a turn."""
-
-    @property
-    def response(self) -> int:
-        """Seconds to answer a claim."""
-
-    @property
-    def lose_card(self) -> int:
-        """Seconds to choose the card to lose."""
-
-    @property
-    def exchange(self) -> int:
-        """Seconds to choose the cards to keep."""
-
-    @property
-    def lobby(self) -> int:
-        """Seconds a lobby waits before it starts."""
-
-    @property
-    def afk_limit(self) -> int:
-        """Missed turns before a player is removed."""
-
-    @property
-    def answers(self) -> str:
-        """Where the answers to a claim are pressed: "table" or "private"."""
-
-    @property
-    def variant(self) -> Variant:
-        """The variant of new games."""
-
-
-def settings_screen(t: Translator, current: ShownSettings) -> Screen:
+def settings_screen(t: Translator, current: ChatSettings) -> Screen:
     """The group's settings; each button switches one of them to its next value."""
-    language = t.gettext("Georgian") if current.language == "ka" else t.gettext("English")
-    labels = {
-        "lang": t.gettext("🌐 Language: {value}").format(value=language),
-        "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, current.turn)),
-        "response": t.gettext("⏳ Responses: {value}").format(
-            value=seconds_text(t, current.response)
-        ),
-        "lose_card": t.gettext("🔻 Losing a card: {value}").format(
-            value=seconds_text(t, current.lose_card)
-        ),
-        "exchange": t.gettext("🔄 Exchange: {value}").format(
-            value=seconds_text(t, current.exchange)
-        ),
-        "lobby": t.gettext("🎲 Lobby: {value}").format(value=seconds_text(t, current.lobby)),
-        "afk_limit": t.ngettext(
-            "💤 Removed after {n} missed turn",
-            "💤 Removed after {n} missed turns",
-            current.afk_limit,
-        ).format(n=current.afk_limit),
-        "answers": t.gettext("🗳 Answers: {value}").format(
-            value=t.gettext("at the table")
-            if current.answers == "table"
-            else t.gettext("in private")
-        ),
-        # TRANSLATORS: the variant setting's button; {value} is the variant's name.
-        "variant": t.gettext("🃏 {value}").format(value=variant_name(t, current.variant)),
-    }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
-    return Screen(
-        text, [[{"text": label, "data": callbacks.setting(key)}] for key, label in labels.items()]
-    )
+    rows = [
+        [{"text": SETTING_LABELS[s.key](t, current), "data": callbacks.setting(s.key)}]
+        for s in SETTINGS
+    ]
+    return Screen(text, rows)

@@ -42,15 +42,7 @@ class LobbyRoom(ServiceCore):
     """Games before they start, and games that close before their end."""
 
     async def _timing(self, chat_id: int) -> Timing:
-        s = await self.chat_settings(chat_id)
-        return Timing(
-            turn=s.turn,
-            response=s.response,
-            lose_card=s.lose_card,
-            exchange=s.exchange,
-            lobby=s.lobby,
-            afk_limit=s.afk_limit,
-        )
+        return (await self.chat_settings(chat_id)).timing()
 
     def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
         screen = self._lobby_screen(record)

@@ -40,7 +40,7 @@ from ..service import callbacks
 from ..service.game_service import AdminCheck, Duplicate, GameService
 from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
-from ..service.settings import ChatSettings
+from ..service.settings import SETTING_CHOICES, ChatSettings, next_setting
 from ..tasks import settle
 from . import outage
 from .answers import CallbackAnswer
@@ -362,7 +362,7 @@ class Dispatcher:
         if (
             message is None
             or message.chat.type not in GROUP_TYPES
-            or key not in ui.SETTING_CHOICES
+            or key not in SETTING_CHOICES
             or not offers(
                 message, callbacks.setting(key)
             )  # forged onto another message (the lobby)
@@ -374,7 +374,7 @@ class Dispatcher:
             return CallbackAnswer(query.id, replies.settings_for_admins(t), True)
 
         def change(stored: dict[str, str]) -> dict[str, str]:
-            return {key: ui.next_setting(key, self._settings(stored).stored_value(key))}
+            return {key: next_setting(key, self._settings(stored).stored_value(key))}
 
         # Read and written in one compare-and-set with the update's mark: two presses at
         # once both count, a second delivery of one press counts once.
