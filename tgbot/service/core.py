@@ -22,13 +22,13 @@ from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
-from ..storage.store import Store, Writes
+from ..storage.store import Duplicate, Store, Writes
 from .history import History
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
 from .records import CANCELLED, GAME_ID, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
-from .settings import ChatSettings
+from .settings import ChatSettings, next_setting
 from .step_messages import (
     StepMessages,
 )
@@ -105,6 +105,21 @@ class ServiceCore:
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """A group's settings (the defaults where its admins chose nothing)."""
         return ChatSettings.from_stored(await self.store.chat_settings(chat_id), self.defaults)
+
+    async def change_setting(self, chat_id: int, key: str, update_id: int) -> ChatSettings:
+        """Switch one of a group's settings (`key`, one of `settings.SETTINGS`) to its next
+        value; the group's settings as they are then. Read and written in one
+        compare-and-set with the update's mark: two presses at once both count, and a
+        second delivery of one press raises Duplicate."""
+
+        def change(stored: dict[str, str]) -> dict[str, str]:
+            current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
+            return {key: next_setting(key, current)}
+
+        written = await self.store.change_chat_settings(chat_id, update_id, change)
+        if written is None:
+            raise Duplicate
+        return ChatSettings.from_stored(written, self.defaults)
 
     async def group_language(self, chat_id: int) -> str:
         """A group's language (Georgian until its admins choose)."""

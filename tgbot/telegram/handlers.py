@@ -18,7 +18,7 @@ import asyncio
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from typing import Any, overload
 
 from telegram import Bot, Message, Update, User
@@ -40,7 +40,7 @@ from ..service import callbacks
 from ..service.game_service import AdminCheck, Duplicate, GameService
 from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
-from ..service.settings import SETTING_CHOICES, ChatSettings, next_setting
+from ..service.settings import SETTING_CHOICES
 from ..tasks import settle
 from . import outage
 from .answers import CallbackAnswer
@@ -255,10 +255,6 @@ class Dispatcher:
 
         return check
 
-    def _settings(self, stored: Mapping[str, str]) -> ChatSettings:
-        """A group's settings from its stored hash, with the configured defaults."""
-        return ChatSettings.from_stored(stored, self.service.defaults)
-
     # ---- the chat and its members ----------------------------------------------------
 
     async def _membership_changed(self, update: Update, _: object) -> None:
@@ -373,15 +369,7 @@ class Dispatcher:
             t = await self.service.translator_for(person)
             return CallbackAnswer(query.id, replies.settings_for_admins(t), True)
 
-        def change(stored: dict[str, str]) -> dict[str, str]:
-            return {key: next_setting(key, self._settings(stored).stored_value(key))}
-
-        # Read and written in one compare-and-set with the update's mark: two presses at
-        # once both count, a second delivery of one press counts once.
-        written = await self.store.change_chat_settings(chat_id, update.update_id, change)
-        if written is None:
-            raise Duplicate
-        current = self._settings(written)
+        current = await self.service.change_setting(chat_id, key, update.update_id)
         t = self.service.catalogs.get(current.language)
         screen = ui.settings_screen(t, current)
         try:
