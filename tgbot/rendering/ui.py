@@ -28,7 +28,7 @@ from ..engine import (
 from ..service import callbacks
 from ..service.settings import SETTINGS, ChatSettings
 from .forms import Case, action_in, character_in
-from .i18n import Translator
+from .i18n import LANGUAGE_NAMED, LANGUAGE_TABLE, Translator
 from .texts import Names, cards_text, character_name, coins_text, variant_name
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
@@ -708,8 +708,8 @@ def language_screen(t: Translator) -> Screen:
         t.gettext("🌐 Choose your language:"),
         rows_of(
             [
-                {"text": t.gettext("🇬🇪 Georgian"), "data": callbacks.language("ka")},
-                {"text": t.gettext("🇬🇧 English"), "data": callbacks.language("en")},
+                {"text": t.gettext(language.button), "data": callbacks.language(language.code)}
+                for language in LANGUAGE_TABLE
             ]
         ),
     )
@@ -719,7 +719,7 @@ def language_screen(t: Translator) -> Screen:
 
 
 def _language_label(t: Translator, s: ChatSettings) -> str:
-    language = t.gettext("Georgian") if s.language == "ka" else t.gettext("English")
+    language = t.gettext(LANGUAGE_NAMED[s.language].name)
     return t.gettext("🌐 Language: {value}").format(value=language)
 
 
