@@ -128,7 +128,7 @@ class Runtime:
         metrics.watch_gc()
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
-        service.history.record_ttl_s = config.record_days * 24 * 3600  # issue 19
+        service.history.record_ttl_s = config.record_ttl_s
         service.messages.hold_ms = config.answer_edit_hold_ms
         sender = Sender(bot, store)
         sender.on_migrated = service.chat_migrated

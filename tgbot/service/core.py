@@ -82,7 +82,7 @@ class ServiceCore:
         self.clock = clock
         self.new_seed = new_seed
         self.messages = StepMessages(catalogs, bot_username)
-        # Issue 19: records, ratings, stats, claim tracker, replays (service/history.py).
+        # Kept records, ratings, stats, the claim tracker and replays (service/history.py).
         self.history = History(store, catalogs, self._committed, clock)
         self.on_commit: Callable[[str], Awaitable[None]] | None = None
         self.ai_pause_ms = (1500, 3500)  # an AI player thinks this long, like a person
@@ -218,7 +218,7 @@ class ServiceCore:
     ) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
-        self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
+        self.history.tally_claims(record, events)  # before the plan: the table shows the tally
         bluffs = self.history.bluffs_revealed(record, game, now) if game.over else None
         plan = self.messages.build(record, game, events, now, bluffs)
         for op in plan.ops:
@@ -226,7 +226,7 @@ class ServiceCore:
         record.engine = game_to_dict(game)
         if game.over:
             self._finish(record, writes, OVER)
-            self.history.game_over(record, game, writes, now)  # issue 19: keep and count it
+            self.history.game_over(record, game, writes, now)  # kept and counted in this commit
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
             return
         record.ai_due_ms = None

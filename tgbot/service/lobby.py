@@ -256,7 +256,7 @@ class LobbyRoom(ServiceCore):
                 events = game.leave(person.id)
             except IllegalDecision:
                 raise UserError(Refusal.ALREADY_OUT, lang) from None
-            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)  # issue 19 hook
+            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)
             writes.delete.append(self.keys.user_game(person.id))
             self._apply_step(record, game, events, writes)
 

@@ -134,7 +134,7 @@ class PlayRoom(LobbyRoom):
                 events = game.apply(person.id, decision)
             except IllegalDecision as err:
                 raise UserError(engine_refusal(err.reason), lang) from None
-            archive.note_move(record, self.now_ms(), person.id, decision)  # issue 19 hook
+            archive.note_move(record, self.now_ms(), person.id, decision)
             self._apply_step(record, game, events, writes)
 
         try:

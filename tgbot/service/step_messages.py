@@ -189,7 +189,7 @@ class StepMessages:
         for e in events:
             if isinstance(e, ev.TurnStarted):
                 if record.story:
-                    claimed = history.claims_line(t, record.claims, names)  # issue 19
+                    claimed = history.claims_line(t, record.claims, names)
                     text = ui.turn_message(
                         t, public, names, record.story, seconds_left, True, claimed
                     )
