@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tgbot.config import DEFAULT_LOCALES, Deadlines
 from tgbot.engine import DecisionKind
-from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
+from tgbot.service import callbacks
 from tgbot.service.game_service import GameService
 from tgbot.service.results import Person
 from tgbot.storage.embedded import EmbeddedRedis
@@ -100,8 +100,10 @@ async def make_game(
         pid = waiting.players[0]
         decision = rng.choice(game.legal_decisions(pid))
         person = next(p for p in people if p.id == pid)
-        data = buttons.pack(
-            game_id, record.context, buttons.encode_decision(decision, [p.id for p in game.players])
+        data = callbacks.pack(
+            game_id,
+            record.context,
+            callbacks.encode_decision(decision, [p.id for p in game.players]),
         )
         # Answers to a claim are pressed where the bot offers them: on the group's turn
         # message, unless the group answers in private (then in the prompt, as the rest).

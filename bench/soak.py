@@ -61,9 +61,9 @@ from tests.telegram_sim.server import TelegramSim, build_sim_app  # noqa: E402
 from tgbot.config import DEFAULT_LOCALES, Config  # noqa: E402
 from tgbot.engine import DecisionKind, Game, game_to_dict  # noqa: E402
 from tgbot.engine.events import ResponsePassed  # noqa: E402
-from tgbot.rendering import buttons  # noqa: E402
 from tgbot.rendering.i18n import Catalogs  # noqa: E402
 from tgbot.rendering.texts import describe  # noqa: E402
+from tgbot.service import callbacks  # noqa: E402
 from tgbot.service.records import GameRecord  # noqa: E402
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
@@ -195,8 +195,8 @@ class Soak:
             now = await h.record(game_id)
             if now is None or now.rev != record.rev:  # a deadline moved it meanwhile
                 continue
-            code = buttons.encode_decision(policy(game, player), seats)
-            data = buttons.pack(game_id, record.context, code)
+            code = callbacks.encode_decision(policy(game, player), seats)
+            data = callbacks.pack(game_id, record.context, code)
             user = next(u for u in users if u.id == player)
             sent = time.monotonic()
             latency = await self.post(h.press_update(user, chat, message_id, data), n)

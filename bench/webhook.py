@@ -62,7 +62,7 @@ sys.path.insert(0, str(ROOT))
 from tests.redis_server import redis_url  # noqa: E402
 from tests.telegram_sim.harness import SECRET, free_port  # noqa: E402
 from tgbot.engine import Game  # noqa: E402
-from tgbot.rendering import buttons  # noqa: E402
+from tgbot.service import callbacks  # noqa: E402
 from tgbot.service.records import GameRecord  # noqa: E402
 from tgbot.storage.keys import Keys  # noqa: E402
 from tgbot.telegram.rate_limit import GROUP_WINDOW_MS, safe_group_limit  # noqa: E402
@@ -221,15 +221,15 @@ class Table:
                     yield "board", group, command(ids[0], group, "/board")
                 game = record.game()
                 player = game.awaiting().players[0]
-                code = buttons.encode_decision(policy(game, player), [p.id for p in game.players])
+                code = callbacks.encode_decision(policy(game, player), [p.id for p in game.players])
                 # Answers to a claim are pressed on the group's turn message, the rest
                 # privately.
-                at_table = buttons.is_answer(code) and record.answers == "table"
+                at_table = callbacks.is_answer(code) and record.answers == "table"
                 chat = group if at_table else player
                 yield (
                     "button",
                     chat,
-                    press(player, chat, buttons.pack(game_id, record.context, code)),
+                    press(player, chat, callbacks.pack(game_id, record.context, code)),
                 )
 
 

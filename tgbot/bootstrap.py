@@ -19,7 +19,8 @@ from telegram.request import HTTPXRequest
 
 from . import metrics
 from .config import Config
-from .rendering.i18n import DEFAULT_LANGUAGE, N_, CatalogError, Catalogs
+from .rendering import profile
+from .rendering.i18n import DEFAULT_LANGUAGE, CatalogError, Catalogs
 from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
@@ -42,14 +43,6 @@ SHUTDOWN_DRAIN_S = 10
 STOP_WAIT_S = 5
 LONGEST_BACKOFF_S = 5.0  # a failing background loop tries again at least this often
 FAILURE_LOG_EVERY_S = 10.0  # and says so at most this often
-
-# The bot's profile: what a person sees before pressing Start (512 and 120 characters at most).
-DESCRIPTION = N_(
-    "Play Coup, the bluffing card game, with your friends in a Telegram group. Add me to "
-    "the group and type /newgame; everyone who joins gets their cards and buttons here, in "
-    "private. Press Start so that I may write to you."
-)
-SHORT_DESCRIPTION = N_("Coup, the bluffing card game, for Telegram groups.")
 
 
 class CountingRequest(HTTPXRequest):
@@ -135,7 +128,7 @@ class Runtime:
         metrics.watch_gc()
         service = GameService(store, catalogs, config.deadlines, bot.username)
         service.ai_pause_ms = config.ai_pause_ms
-        service.history.record_ttl_s = config.record_days * 24 * 3600  # issue 19
+        service.history.record_ttl_s = config.record_ttl_s
         service.messages.hold_ms = config.answer_edit_hold_ms
         sender = Sender(bot, store)
         sender.on_migrated = service.chat_migrated
@@ -176,9 +169,9 @@ class Runtime:
             t = catalogs.get(lang or DEFAULT_LANGUAGE)
             for scope, commands in command_menus(t):  # from the command table
                 await self.bot.set_my_commands(commands, scope=scope, language_code=lang)
-            await self.bot.set_my_description(t.gettext(DESCRIPTION), language_code=lang)
+            await self.bot.set_my_description(profile.description(t), language_code=lang)
             await self.bot.set_my_short_description(
-                t.gettext(SHORT_DESCRIPTION), language_code=lang
+                profile.short_description(t), language_code=lang
             )
 
     def start_background(self) -> None:

@@ -11,7 +11,7 @@ from importlib import metadata
 from .config import DEFAULT_LOCALES
 from .engine import Variant
 from .engine.events import Event
-from .rendering.i18n import CatalogError, Catalogs
+from .rendering.i18n import DEFAULT_LANGUAGE, LANGUAGES, CatalogError, Catalogs
 from .rendering.texts import describe, variant_name
 from .simulation import simulate
 
@@ -37,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--games", type=int, default=100, metavar="K")
     sim.add_argument("--seed", type=int, default=1, metavar="S")
     sim.add_argument("--log", action="store_true", help="print the first game's public log")
-    sim.add_argument("--lang", choices=("ka", "en"), default="ka", help="language of the log")
+    sim.add_argument(
+        "--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help="language of the log"
+    )
     sim.add_argument(
         "--variant",
         type=_variant,

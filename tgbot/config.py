@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .rendering.i18n import default_locales_dir
+from .service.settings import TIMING_SETTINGS, Timing
 
 DEFAULT_LOCALES = default_locales_dir()
 DEFAULT_PERSON_UPDATES_PER_10S = 30
 DEFAULT_RECORD_DAYS = 30  # RECORD_DAYS: how long a finished game's record is kept
 DAY_S = 24 * 3600
-LONGEST_DEADLINE_S = DAY_S  # no decision or lobby waits longer than this
 HIGHEST_PORT = 65535
 
 
@@ -20,16 +20,9 @@ class ConfigError(Exception):
     """A missing or invalid setting; the message names the variable."""
 
 
-@dataclass(frozen=True, slots=True)
-class Deadlines:
-    """Seconds allowed for each kind of decision, and the lobby's wait before it starts."""
-
-    turn: int = 90
-    response: int = 30
-    lose_card: int = 45
-    exchange: int = 60
-    lobby: int = 120
-    afk_limit: int = 2
+# The timing of new games (seconds per decision kind, the lobby's wait, the AFK limit):
+# its defaults and variables are the settings table's (`service/settings.py`).
+Deadlines = Timing
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +125,10 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
     if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
     deadlines = Deadlines(
-        turn=_int(env, "TURN_SECONDS", times.turn, 10, LONGEST_DEADLINE_S),
-        response=_int(env, "RESPONSE_SECONDS", times.response, 5, LONGEST_DEADLINE_S),
-        lose_card=_int(env, "LOSE_CARD_SECONDS", times.lose_card, 5, LONGEST_DEADLINE_S),
-        exchange=_int(env, "EXCHANGE_SECONDS", times.exchange, 5, LONGEST_DEADLINE_S),
-        lobby=_int(env, "LOBBY_SECONDS", times.lobby, 10, LONGEST_DEADLINE_S),
-        afk_limit=_int(env, "AFK_LIMIT", times.afk_limit, 1, 10),
+        **{
+            s.key: _int(env, s.env, getattr(times, s.key), s.lowest, s.highest)
+            for s in TIMING_SETTINGS
+        }
     )
     return Config(
         bot_token=token,

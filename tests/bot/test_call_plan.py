@@ -7,7 +7,7 @@ from tests.resilience.test_kill9 import policy, wait_for_prompt
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.engine import DecisionKind, Game, game_to_dict
 from tgbot.engine import events as ev
-from tgbot.rendering import buttons
+from tgbot.service import callbacks as buttons
 from tgbot.service.plan import Edit, Plan, Send
 from tgbot.service.records import PLAYING, GameRecord
 from tgbot.service.step_messages import LOBBY_REF, StepMessages

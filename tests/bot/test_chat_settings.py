@@ -5,8 +5,8 @@ from __future__ import annotations
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import Deadlines
 from tgbot.engine import Variant
-from tgbot.rendering.ui import seconds_text
-from tgbot.service.settings import ChatSettings
+from tgbot.rendering.ui import SETTING_LABELS, seconds_text
+from tgbot.service.settings import SETTINGS, TIMING_SETTINGS, ChatSettings, Timing
 
 from .play import GROUP
 
@@ -27,6 +27,17 @@ def test_what_was_stored_wins_and_what_cannot_be_read_counts_as_unset() -> None:
     unreadable = {"lang": "fr", "turn": "soon", "answers": "x", "variant": "no such variant"}
     settings = ChatSettings.from_stored(unreadable, Deadlines(turn=60))
     assert settings == ChatSettings(turn=60)
+
+
+def test_the_settings_table_is_the_one_source() -> None:
+    """Every row of the table has its words, a field of ChatSettings, and a valid default;
+    the timing a game keeps is the table's timing rows, in order."""
+    keys = [s.key for s in SETTINGS]
+    assert list(SETTING_LABELS) == keys
+    assert [f for f in ChatSettings.__dataclass_fields__ if f != "language"] == keys[1:]
+    assert list(Timing.__dataclass_fields__) == [s.key for s in TIMING_SETTINGS]
+    assert all(s.default in s.choices for s in SETTINGS)
+    assert ChatSettings().timing() == Timing() == Deadlines()
 
 
 def test_each_setting_reads_back_as_it_is_stored() -> None:

@@ -31,3 +31,18 @@ def test_the_scan_finds_the_calls_in_rendering() -> None:
     calls = translating_calls(TGBOT / "rendering")
     assert any(c.startswith("tgbot/rendering/replies.py") for c in calls)
     assert any(c.endswith(" ngettext") for c in calls)
+
+
+def test_the_wiring_makes_no_text() -> None:
+    """The top-level modules (bootstrap, run, config, cli, ...) neither translate nor mark
+    a msgid: the bot's profile texts are rendering's too (tgbot/rendering/profile.py)."""
+    marking = TRANSLATING | {"N_", "NC_"}
+    found = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted(TGBOT.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and (getattr(node.func, "attr", None) or getattr(node.func, "id", "")) in marking
+    ]
+    assert len(list(TGBOT.glob("*.py"))) >= 5  # the folder was found
+    assert found == []

@@ -39,7 +39,7 @@ from tgbot.rendering.texts import (
     variant_name,
 )
 from tgbot.service.records import GameRecord, Seat, Timing
-from tgbot.service.settings import ChatSettings
+from tgbot.service.settings import SETTING_CHOICES, ChatSettings
 from tgbot.service.step_messages import StepMessages, answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
@@ -383,8 +383,8 @@ def test_foreign_aid_has_a_row_of_its_own() -> None:
 @pytest.mark.parametrize("lang", ["ka", "en"])
 def test_settings_buttons_fit_a_full_row(lang: str) -> None:
     t = CATALOGS.get(lang)
-    for values in zip(*(ui.SETTING_CHOICES[k] for k in ui.SETTING_CHOICES), strict=False):
-        current = ChatSettings.from_stored(dict(zip(ui.SETTING_CHOICES, values, strict=True)))
+    for values in zip(*(SETTING_CHOICES[k] for k in SETTING_CHOICES), strict=False):
+        current = ChatSettings.from_stored(dict(zip(SETTING_CHOICES, values, strict=True)))
         for row in ui.settings_screen(t, current).keyboard:
             assert len(row) == 1 and len(row[0]["text"]) <= FULL_ROW, row
 

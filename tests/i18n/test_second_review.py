@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tgbot.bootstrap import DESCRIPTION, SHORT_DESCRIPTION
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Character, Game, Variant
 from tgbot.engine import events as ev
 from tgbot.rendering import history, ui
 from tgbot.rendering.i18n import Catalogs
+from tgbot.rendering.profile import DESCRIPTION, SHORT_DESCRIPTION
 from tgbot.rendering.texts import describe
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from tgbot.bootstrap import DESCRIPTION
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import DecisionKind, Game, Variant
 from tgbot.rendering import notices, ui
 from tgbot.rendering.i18n import Catalogs
+from tgbot.rendering.profile import DESCRIPTION
 from tgbot.service.outcomes import Refusal
 from tgbot.service.plan import Edit
 from tgbot.service.records import GameRecord, Seat, Timing

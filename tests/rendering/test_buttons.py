@@ -6,7 +6,7 @@ import pytest
 
 from tgbot.engine import Action, Character, Decision, codes
 from tgbot.engine.decisions import KeepCards, ShowCard, TakeAction
-from tgbot.rendering import buttons
+from tgbot.service import callbacks as buttons
 
 LONGEST_ID, LONGEST_CONTEXT = "z" * 16, 999_999_999
 

@@ -24,9 +24,9 @@ from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.config import DEFAULT_LOCALES, Config
 from tgbot.engine import Action, Decision, DecisionKind, Game, Pass, TakeAction, game_to_dict
 from tgbot.engine.events import ResponsePassed
-from tgbot.rendering import buttons
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
+from tgbot.service import callbacks as buttons
 from tgbot.service.archive import replay as replay_record
 from tgbot.service.core import DEADLINE_LEASE_MS
 from tgbot.storage.history_store import HistoryStore, group_scope

@@ -390,10 +390,6 @@ class Game:
             self._rules.reformation and target.allegiance is actor.allegiance and self.divided()
         )
 
-    def deck_characters(self) -> frozenset[Character]:
-        """The five characters of this game's deck (the only ones anyone may claim)."""
-        return self._rules.characters
-
     def action_spec(self, action: Action) -> ActionSpec:
         """The rules of an action in this game's variant (KeyError if it has none)."""
         return self._rules.actions[action]

@@ -69,8 +69,3 @@ def action_in(t: Translator, action: Action, case: Case) -> str:
     """An action's name in a case, as the reader's language declines it."""
     context, message = ACTION_FORMS[case][action]
     return t.pgettext(context, message)
-
-
-def character_forms(t: Translator, character: Character) -> dict[str, str]:
-    """Every case form of a character, as format arguments: character_ins, character_gen."""
-    return {f"character_{case.value}": character_in(t, character, case) for case in Case}

@@ -8,13 +8,13 @@ from babel.numbers import format_decimal
 
 from ..engine import Character
 from ..engine import events as ev
+from ..service import callbacks
 from .i18n import Translator
 from .texts import Names, character_name, describe
 
 MAX_TEXT = 4096  # Telegram's limit for one message
 TABLE_LINE_MAX = 200  # the claim tracker goes on the table only while it is this short
 CONSERVATIVE_SIGMAS = 3  # openskill's ordinal: mu - 3 sigma
-REPLAY_BUTTON_PREFIX = "rp."
 
 
 def conservative(mu: float, sigma: float) -> float:
@@ -29,7 +29,7 @@ def _number(t: Translator, x: float) -> str:
 
 def replay_button(t: Translator, game_id: str) -> list[list[dict[str, str]]]:
     """The keyboard under the bluff summary: one button that sends the replay privately."""
-    return [[{"text": t.gettext("📜 Replay"), "data": REPLAY_BUTTON_PREFIX + game_id}]]
+    return [[{"text": t.gettext("📜 Replay"), "data": callbacks.replay(game_id)}]]
 
 
 # ---- /stats and /top -----------------------------------------------------------------

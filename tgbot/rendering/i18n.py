@@ -3,11 +3,43 @@
 from __future__ import annotations
 
 import gettext
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
 DOMAIN = "messages"
-LANGUAGES = ("ka", "en")
+
+
+def N_(message: str) -> str:
+    """Mark a string for extraction without translating it here."""
+    return message
+
+
+def NC_(context: str, message: str) -> tuple[str, str]:
+    """Mark a string with its context (for pgettext) without translating it here."""
+    return context, message
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """A language the bot speaks: its code (Telegram's, the catalogue's folder, what a
+    person's or a group's choice stores) and its name and picker button, as msgids that
+    each reader reads in their own language. Its native name is its own catalogue's
+    translation of `name` (Georgian text lives in the catalogues, not in code)."""
+
+    code: str
+    name: str
+    button: str
+
+
+# Every language the bot speaks, in the order of the picker and the settings' cycle; each
+# needs a catalogue (TRANSLATING.md, "Adding a language").
+LANGUAGE_TABLE: tuple[Language, ...] = (
+    Language("ka", N_("Georgian"), N_("🇬🇪 Georgian")),
+    Language("en", N_("English"), N_("🇬🇧 English")),
+)
+LANGUAGES = tuple(language.code for language in LANGUAGE_TABLE)
+LANGUAGE_NAMED = {language.code: language for language in LANGUAGE_TABLE}
 DEFAULT_LANGUAGE = "ka"
 SOURCE_LANGUAGE = "en"  # msgids are English: a string missing from `ka` reads in English
 
@@ -26,16 +58,6 @@ def default_locales_dir() -> Path:
     """Where the catalogues are: inside the installed package, else the checkout's."""
     packaged = PACKAGED_LOCALES / DEFAULT_LANGUAGE / "LC_MESSAGES" / f"{DOMAIN}.mo"
     return PACKAGED_LOCALES if packaged.is_file() else SOURCE_LOCALES
-
-
-def N_(message: str) -> str:
-    """Mark a string for extraction without translating it here."""
-    return message
-
-
-def NC_(context: str, message: str) -> tuple[str, str]:
-    """Mark a string with its context (for pgettext) without translating it here."""
-    return context, message
 
 
 class Translator:

@@ -34,6 +34,9 @@ ACTION_NAMES: dict[Action, str] = {
     Action.EMBEZZLE: N_("Embezzlement"),
 }
 
+# The sides' names. No text reads them alone today (the table marks the sides 🔵 and 🔴,
+# and its legend names both in one msgid); kept so that the catalogues hold the
+# glossary's word for a side, as the translators use it in the other sentences.
 ALLEGIANCE_NAMES: dict[Allegiance, str] = {
     Allegiance.LOYALIST: N_("Loyalist"),
     Allegiance.REFORMIST: N_("Reformist"),
@@ -55,11 +58,6 @@ def character_name(t: Translator, character: Character) -> str:
 def action_name(t: Translator, action: Action) -> str:
     """An action's name."""
     return t.gettext(ACTION_NAMES[action])
-
-
-def allegiance_name(t: Translator, allegiance: Allegiance) -> str:
-    """An allegiance's name (Loyalist, Reformist)."""
-    return t.gettext(ALLEGIANCE_NAMES[allegiance])
 
 
 def variant_name(t: Translator, variant: Variant) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from ..engine import (
     MAX_PLAYERS,
@@ -26,9 +25,10 @@ from ..engine import (
     Variant,
     Window,
 )
-from . import buttons
+from ..service import callbacks
+from ..service.settings import SETTINGS, ChatSettings
 from .forms import Case, action_in, character_in
-from .i18n import Translator
+from .i18n import LANGUAGE_NAMED, LANGUAGE_TABLE, Translator
 from .texts import Names, cards_line, cards_text, character_name, coins_text, variant_name
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
@@ -81,17 +81,29 @@ def lobby_screen(
     ).format(time=seconds_text(t, wait_seconds))
     keyboard = rows_of(
         [
-            {"text": t.gettext("✋ Join"), "data": buttons.pack(game_id, 0, buttons.LOBBY_JOIN)},
-            {"text": t.gettext("🚪 Leave"), "data": buttons.pack(game_id, 0, buttons.LOBBY_LEAVE)},
-            {"text": t.gettext("▶️ Start"), "data": buttons.pack(game_id, 0, buttons.LOBBY_START)},
-            {"text": t.gettext("✖️ Cancel"), "data": buttons.pack(game_id, 0, buttons.LOBBY_CANCEL)},
+            {
+                "text": t.gettext("✋ Join"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_JOIN),
+            },
+            {
+                "text": t.gettext("🚪 Leave"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_LEAVE),
+            },
+            {
+                "text": t.gettext("▶️ Start"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_START),
+            },
+            {
+                "text": t.gettext("✖️ Cancel"),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_CANCEL),
+            },
             {
                 "text": t.gettext("🤖 Add AI"),
-                "data": buttons.pack(game_id, 0, buttons.LOBBY_ADD_AI),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_ADD_AI),
             },
             {
                 "text": t.gettext("🤖 Remove AI"),
-                "data": buttons.pack(game_id, 0, buttons.LOBBY_REMOVE_AI),
+                "data": callbacks.pack(game_id, 0, callbacks.LOBBY_REMOVE_AI),
             },
         ]
     )
@@ -222,7 +234,7 @@ def answer_buttons(
     def button(d: Decision) -> Button:
         return {
             "text": decision_label(t, d, names),
-            "data": buttons.pack(game_id, context, buttons.encode_decision(d, [])),
+            "data": callbacks.pack(game_id, context, callbacks.encode_decision(d, [])),
         }
 
     # Challenge gets a row of its own: the group's bubble is the narrowest, and its label is
@@ -270,7 +282,9 @@ def game_over_message(
 
 def play_again_keyboard(t: Translator, game_id: str) -> Keyboard:
     """The button under the final message that opens a new lobby with the same players."""
-    return [[{"text": t.gettext("🆕 Play again"), "data": buttons.pack(game_id, 0, buttons.AGAIN)}]]
+    return [
+        [{"text": t.gettext("🆕 Play again"), "data": callbacks.pack(game_id, 0, callbacks.AGAIN)}]
+    ]
 
 
 # ---- private prompts -----------------------------------------------------------------
@@ -370,13 +384,13 @@ class Asking:
 
     def button(self, text: str, code: str) -> Button:
         """A button of this prompt."""
-        return {"text": text, "data": buttons.pack(self.game_id, self.context, code)}
+        return {"text": text, "data": callbacks.pack(self.game_id, self.context, code)}
 
     def decision_buttons(self, decisions: Sequence[Decision]) -> list[Button]:
         """One button per decision."""
         seats = [p.id for p in self.view.seats]
         return [
-            self.button(decision_label(self.t, d, self.names), buttons.encode_decision(d, seats))
+            self.button(decision_label(self.t, d, self.names), callbacks.encode_decision(d, seats))
             for d in decisions
         ]
 
@@ -404,9 +418,9 @@ def turn_screen(a: Asking) -> Screen:
     for d in legal:
         assert isinstance(d, TakeAction)
         if table[d.action].targeted:
-            code = buttons.picker_code(d.action)
+            code = callbacks.picker_code(d.action)
         else:
-            code = buttons.encode_decision(d, seats)
+            code = callbacks.encode_decision(d, seats)
         if code not in codes:
             codes.add(code)
             button = a.button(ACTION_BUTTONS[d.action](t), code)
@@ -429,7 +443,7 @@ def target_screen(a: Asking, action: Action) -> Screen:
         # Converting yourself costs 1, another player 2: the buttons say so.
         seats = [p.id for p in a.view.seats]
         items = [
-            a.button(convert_label(t, d, a.player_id, a.names), buttons.encode_decision(d, seats))
+            a.button(convert_label(t, d, a.player_id, a.names), callbacks.encode_decision(d, seats))
             for d in legal
         ]
         prompt = t.gettext(
@@ -441,7 +455,7 @@ def target_screen(a: Asking, action: Action) -> Screen:
         prompt = t.gettext("{action_gen}: choose a target.").format(
             action_gen=action_in(t, action, Case.GENITIVE)
         )
-    items.append(a.button(t.gettext("« Back"), buttons.BACK))
+    items.append(a.button(t.gettext("« Back"), callbacks.BACK))
     return Screen(a.hand() + "\n" + prompt, rows_of(items))
 
 
@@ -713,8 +727,8 @@ def language_screen(t: Translator) -> Screen:
         t.gettext("🌐 Choose your language:"),
         rows_of(
             [
-                {"text": t.gettext("🇬🇪 Georgian"), "data": "lang.ka"},
-                {"text": t.gettext("🇬🇧 English"), "data": "lang.en"},
+                {"text": t.gettext(language.button), "data": callbacks.language(language.code)}
+                for language in LANGUAGE_TABLE
             ]
         ),
     )
@@ -722,95 +736,50 @@ def language_screen(t: Translator) -> Screen:
 
 # ---- group settings ------------------------------------------------------------------
 
-SETTING_CHOICES: dict[str, tuple[str, ...]] = {
-    "lang": ("ka", "en"),
-    "turn": ("30", "60", "90", "180", "300"),
-    "response": ("15", "30", "60", "120"),
-    "lose_card": ("20", "45", "90"),
-    "exchange": ("30", "60", "120"),
-    "lobby": ("60", "120", "300"),
-    "afk_limit": ("1", "2", "3"),
-    "answers": ("table", "private"),
-    "variant": tuple(v.value for v in Variant),
+
+def _language_label(t: Translator, s: ChatSettings) -> str:
+    language = t.gettext(LANGUAGE_NAMED[s.language].name)
+    return t.gettext("🌐 Language: {value}").format(value=language)
+
+
+def _answers_label(t: Translator, s: ChatSettings) -> str:
+    where = t.gettext("at the table") if s.answers == "table" else t.gettext("in private")
+    return t.gettext("🗳 Answers: {value}").format(value=where)
+
+
+def _variant_label(t: Translator, s: ChatSettings) -> str:
+    # TRANSLATORS: the variant setting's button; {value} is the variant's name.
+    return t.gettext("🃏 {value}").format(value=variant_name(t, s.variant))
+
+
+# The words of each row of the settings screen, by the setting's key (service/settings.py
+# has the rows, in order, and what each button switches to).
+SETTING_LABELS: dict[str, Callable[[Translator, ChatSettings], str]] = {
+    "lang": _language_label,
+    "turn": lambda t, s: t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, s.turn)),
+    "response": lambda t, s: t.gettext("⏳ Responses: {value}").format(
+        value=seconds_text(t, s.response)
+    ),
+    "lose_card": lambda t, s: t.gettext("🔻 Losing a card: {value}").format(
+        value=seconds_text(t, s.lose_card)
+    ),
+    "exchange": lambda t, s: t.gettext("🔄 Exchange: {value}").format(
+        value=seconds_text(t, s.exchange)
+    ),
+    "lobby": lambda t, s: t.gettext("🎲 Lobby: {value}").format(value=seconds_text(t, s.lobby)),
+    "afk_limit": lambda t, s: t.ngettext(
+        "💤 Removed after {n} missed turn", "💤 Removed after {n} missed turns", s.afk_limit
+    ).format(n=s.afk_limit),
+    "answers": _answers_label,
+    "variant": _variant_label,
 }
 
 
-def next_setting(key: str, current: str) -> str:
-    """The value a settings button switches to."""
-    choices = SETTING_CHOICES[key]
-    return (
-        choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
-    )
-
-
-class ShownSettings(Protocol):
-    """What the settings screen shows of a group's settings (service.settings.ChatSettings)."""
-
-    @property
-    def language(self) -> str:
-        """The group's language code."""
-
-    @property
-    def turn(self) -> int:
-        """Seconds for a turn."""
-
-    @property
-    def response(self) -> int:
-        """Seconds to answer a claim."""
-
-    @property
-    def lose_card(self) -> int:
-        """Seconds to choose the card to lose."""
-
-    @property
-    def exchange(self) -> int:
-        """Seconds to choose the cards to keep."""
-
-    @property
-    def lobby(self) -> int:
-        """Seconds a lobby waits before it starts."""
-
-    @property
-    def afk_limit(self) -> int:
-        """Missed turns before a player is removed."""
-
-    @property
-    def answers(self) -> str:
-        """Where the answers to a claim are pressed: "table" or "private"."""
-
-    @property
-    def variant(self) -> Variant:
-        """The variant of new games."""
-
-
-def settings_screen(t: Translator, current: ShownSettings) -> Screen:
+def settings_screen(t: Translator, current: ChatSettings) -> Screen:
     """The group's settings; each button switches one of them to its next value."""
-    language = t.gettext("Georgian") if current.language == "ka" else t.gettext("English")
-    labels = {
-        "lang": t.gettext("🌐 Language: {value}").format(value=language),
-        "turn": t.gettext("▶️ Turn: {value}").format(value=seconds_text(t, current.turn)),
-        "response": t.gettext("⏳ Responses: {value}").format(
-            value=seconds_text(t, current.response)
-        ),
-        "lose_card": t.gettext("🔻 Losing a card: {value}").format(
-            value=seconds_text(t, current.lose_card)
-        ),
-        "exchange": t.gettext("🔄 Exchange: {value}").format(
-            value=seconds_text(t, current.exchange)
-        ),
-        "lobby": t.gettext("🎲 Lobby: {value}").format(value=seconds_text(t, current.lobby)),
-        "afk_limit": t.ngettext(
-            "💤 Removed after {n} missed turn",
-            "💤 Removed after {n} missed turns",
-            current.afk_limit,
-        ).format(n=current.afk_limit),
-        "answers": t.gettext("🗳 Answers: {value}").format(
-            value=t.gettext("at the table")
-            if current.answers == "table"
-            else t.gettext("in private")
-        ),
-        # TRANSLATORS: the variant setting's button; {value} is the variant's name.
-        "variant": t.gettext("🃏 {value}").format(value=variant_name(t, current.variant)),
-    }
     text = t.gettext("⚙️ Settings for new games (admins can change them):")
-    return Screen(text, [[{"text": label, "data": f"cfg.{key}"}] for key, label in labels.items()])
+    rows = [
+        [{"text": SETTING_LABELS[s.key](t, current), "data": callbacks.setting(s.key)}]
+        for s in SETTINGS
+    ]
+    return Screen(text, rows)

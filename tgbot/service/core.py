@@ -22,13 +22,13 @@ from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
-from ..storage.store import Store, Writes
+from ..storage.store import Duplicate, Store, Writes
 from .history import History
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
 from .records import CANCELLED, GAME_ID, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
-from .settings import ChatSettings
+from .settings import ChatSettings, next_setting
 from .step_messages import (
     StepMessages,
 )
@@ -82,7 +82,7 @@ class ServiceCore:
         self.clock = clock
         self.new_seed = new_seed
         self.messages = StepMessages(catalogs, bot_username)
-        # Issue 19: records, ratings, stats, claim tracker, replays (service/history.py).
+        # Kept records, ratings, stats, the claim tracker and replays (service/history.py).
         self.history = History(store, catalogs, self._committed, clock)
         self.on_commit: Callable[[str], Awaitable[None]] | None = None
         self.ai_pause_ms = (1500, 3500)  # an AI player thinks this long, like a person
@@ -105,6 +105,21 @@ class ServiceCore:
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """A group's settings (the defaults where its admins chose nothing)."""
         return ChatSettings.from_stored(await self.store.chat_settings(chat_id), self.defaults)
+
+    async def change_setting(self, chat_id: int, key: str, update_id: int) -> ChatSettings:
+        """Switch one of a group's settings (`key`, one of `settings.SETTINGS`) to its next
+        value; the group's settings as they are then. Read and written in one
+        compare-and-set with the update's mark: two presses at once both count, and a
+        second delivery of one press raises Duplicate."""
+
+        def change(stored: dict[str, str]) -> dict[str, str]:
+            current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
+            return {key: next_setting(key, current)}
+
+        written = await self.store.change_chat_settings(chat_id, update_id, change)
+        if written is None:
+            raise Duplicate
+        return ChatSettings.from_stored(written, self.defaults)
 
     async def group_language(self, chat_id: int) -> str:
         """A group's language (Georgian until its admins choose)."""
@@ -203,7 +218,7 @@ class ServiceCore:
     ) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
-        self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
+        self.history.tally_claims(record, events)  # before the plan: the table shows the tally
         bluffs = self.history.bluffs_revealed(record, game, now) if game.over else None
         plan = self.messages.build(record, game, events, now, bluffs)
         for op in plan.ops:
@@ -211,7 +226,7 @@ class ServiceCore:
         record.engine = game_to_dict(game)
         if game.over:
             self._finish(record, writes, OVER)
-            self.history.game_over(record, game, writes, now)  # issue 19: keep and count it
+            self.history.game_over(record, game, writes, now)  # kept and counted in this commit
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
             return
         record.ai_due_ms = None

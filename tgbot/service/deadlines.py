@@ -61,10 +61,10 @@ class DeadlineRoom(LobbyRoom):
                     rng = random.Random(f"{record.seed}:{game.version}:{ai[0]}")
                     decision = choose(view_of(game, ai[0]), rng)
                     events = game.apply(ai[0], decision)
-                    archive.note_move(record, now, ai[0], decision)  # issue 19 hook
+                    archive.note_move(record, now, ai[0], decision)
                 else:
                     events = game.apply_timeout()
-                    archive.note_move(record, now, None, None)  # issue 19 hook
+                    archive.note_move(record, now, None, None)  # replayed as a timeout
                 self._apply_step(record, game, events, writes)
             record.rev += 1
             writes.set_json[key] = record.to_dict()

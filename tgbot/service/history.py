@@ -30,6 +30,7 @@ from ..rendering.i18n import Catalogs, Translator, pick_language
 from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
 from ..storage.keys import chat_owner
 from ..storage.store import Store, Writes
+from . import callbacks
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
@@ -239,7 +240,7 @@ class History:
     async def replay_pressed(self, person: Person, data: str, update_id: int) -> CallbackResult:
         """The Replay button under a game's summary: its player gets it privately."""
         t = await self._translator(person)
-        game_id = data.removeprefix(texts.REPLAY_BUTTON_PREFIX)
+        game_id = callbacks.replay_game(data)
         try:
             await self.replay_for_person(person, Origin(update_id, person.id), game_id)
         except UserError as err:

@@ -8,11 +8,11 @@ import secrets
 from typing import Any
 
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
-from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
+from ..rendering import notices, ui
 from ..rendering.i18n import pick_language
 from ..storage.store import Writes
-from . import archive
+from . import archive, callbacks
 from .core import (
     ID_ALPHABET,
     JOIN_PAYLOAD,
@@ -42,15 +42,7 @@ class LobbyRoom(ServiceCore):
     """Games before they start, and games that close before their end."""
 
     async def _timing(self, chat_id: int) -> Timing:
-        s = await self.chat_settings(chat_id)
-        return Timing(
-            turn=s.turn,
-            response=s.response,
-            lose_card=s.lose_card,
-            exchange=s.exchange,
-            lobby=s.lobby,
-            afk_limit=s.afk_limit,
-        )
+        return (await self.chat_settings(chat_id)).timing()
 
     def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
         screen = self._lobby_screen(record)
@@ -264,7 +256,7 @@ class LobbyRoom(ServiceCore):
                 events = game.leave(person.id)
             except IllegalDecision:
                 raise UserError(Refusal.ALREADY_OUT, lang) from None
-            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)  # issue 19 hook
+            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)
             writes.delete.append(self.keys.user_game(person.id))
             self._apply_step(record, game, events, writes)
 
@@ -449,25 +441,25 @@ class LobbyRoom(ServiceCore):
     async def _lobby_press(
         self,
         person: Person,
-        pressed: buttons.ButtonPress,
+        pressed: callbacks.ButtonPress,
         lang: str,
         update_id: int | None,
         is_admin: AdminCheck,
     ) -> CallbackResult:
         try:
-            if pressed.code == buttons.AGAIN:
+            if pressed.code == callbacks.AGAIN:
                 return CallbackResult(await self.play_again(pressed.game_id, person, update_id))
-            if pressed.code == buttons.LOBBY_JOIN:
+            if pressed.code == callbacks.LOBBY_JOIN:
                 return CallbackResult(await self.join(pressed.game_id, person, update_id))
-            if pressed.code == buttons.LOBBY_LEAVE:
+            if pressed.code == callbacks.LOBBY_LEAVE:
                 return CallbackResult(
                     await self.leave_lobby_or_game(pressed.game_id, person, update_id)
                 )
-            if pressed.code == buttons.LOBBY_START:
+            if pressed.code == callbacks.LOBBY_START:
                 await self.start_game(pressed.game_id, person, update_id)
                 return CallbackResult(Said(Notice.STARTING, lang))
-            if pressed.code in (buttons.LOBBY_ADD_AI, buttons.LOBBY_REMOVE_AI):
-                add = pressed.code == buttons.LOBBY_ADD_AI
+            if pressed.code in (callbacks.LOBBY_ADD_AI, callbacks.LOBBY_REMOVE_AI):
+                add = pressed.code == callbacks.LOBBY_ADD_AI
                 return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
             await self.cancel(pressed.game_id, person, is_admin, update_id)
             return CallbackResult(Said(Notice.CANCELLED, lang))

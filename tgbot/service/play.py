@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import IllegalDecision, view_of
-from ..rendering import buttons, ui
+from ..rendering import ui
 from ..rendering.i18n import pick_language
 from ..storage.store import Duplicate, Writes, applied
-from . import archive
+from . import archive, callbacks
 from .core import (
     AdminCheck,
     _never_admin,
@@ -41,8 +41,8 @@ class PlayRoom(LobbyRoom):
         game's group, prompt buttons in the presser's own private chat.
         """
         try:
-            pressed = buttons.unpack(data)
-        except buttons.BadButton:
+            pressed = callbacks.unpack(data)
+        except callbacks.BadButton:
             return _refused(Refusal.NOT_VALID, await self.person_language(person), alert=True)
         # The record and the presser's language in one round trip.
         raw, prefs = await self.store.get_json_and_prefs(self.keys.game(pressed.game_id), person.id)
@@ -53,11 +53,11 @@ class PlayRoom(LobbyRoom):
         if applied(raw, update_id):
             raise Duplicate
         record = GameRecord.from_dict(raw)
-        if pressed.code in buttons.LOBBY_CODES:
+        if pressed.code in callbacks.LOBBY_CODES:
             if chat_id != record.chat_id:
                 return invalid
             return await self._lobby_press(person, pressed, lang, update_id, is_admin)
-        if chat_id == record.chat_id and buttons.is_answer(pressed.code):
+        if chat_id == record.chat_id and callbacks.is_answer(pressed.code):
             return await self._table_answer(person, record, pressed, lang, update_id)
         if chat_id != person.id:
             return invalid
@@ -69,8 +69,8 @@ class PlayRoom(LobbyRoom):
             return _refused(Refusal.OUT_OF_DATE, lang)
         game = record.game()
         names = record.names()
-        picker = buttons.picker_action(pressed.code)
-        if picker is not None or pressed.code == buttons.BACK:
+        picker = callbacks.picker_action(pressed.code)
+        if picker is not None or pressed.code == callbacks.BACK:
             if game.awaiting().players != (person.id,):
                 return _refused(Refusal.OUT_OF_DATE, lang)
             t = self.catalogs.get(lang)
@@ -79,8 +79,8 @@ class PlayRoom(LobbyRoom):
                 return CallbackResult(edit=ui.target_screen(asking, picker))
             return CallbackResult(edit=ui.turn_screen(asking))
         try:
-            decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
-        except buttons.BadButton:
+            decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
+        except callbacks.BadButton:
             return invalid
         return await self._decide(
             pressed.game_id, pressed.context, person, decision, lang, update_id
@@ -90,7 +90,7 @@ class PlayRoom(LobbyRoom):
         self,
         person: Person,
         record: GameRecord,
-        pressed: buttons.ButtonPress,
+        pressed: callbacks.ButtonPress,
         lang: str,
         update_id: int | None,
     ) -> CallbackResult:
@@ -106,8 +106,8 @@ class PlayRoom(LobbyRoom):
         if person.id not in game.awaiting().players:
             return _refused(Refusal.NOT_YOURS_TO_ANSWER, lang)
         try:
-            decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
-        except buttons.BadButton:
+            decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
+        except callbacks.BadButton:
             return _refused(Refusal.NOT_VALID, lang, alert=True)
         if decision not in view_of(game, person.id).legal:
             return _refused(Refusal.CANNOT_ANSWER_THAT_WAY, lang)
@@ -134,7 +134,7 @@ class PlayRoom(LobbyRoom):
                 events = game.apply(person.id, decision)
             except IllegalDecision as err:
                 raise UserError(engine_refusal(err.reason), lang) from None
-            archive.note_move(record, self.now_ms(), person.id, decision)  # issue 19 hook
+            archive.note_move(record, self.now_ms(), person.id, decision)
             self._apply_step(record, game, events, writes)
 
         try:

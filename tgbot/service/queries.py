@@ -48,7 +48,7 @@ class QueryRoom(ServiceCore):
         names = record.names()
         left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
         text = ui.board_text(t, view, names) + "\n\n" + ui.status_text(t, view, names, left)
-        if claimed := self.history.claims_line(t, record):  # issue 19 hook: claim tracker
+        if claimed := self.history.claims_line(t, record):
             text += "\n" + claimed
         return Reply(text)
 
@@ -71,13 +71,9 @@ class QueryRoom(ServiceCore):
         return ui.rules_text(t) + "\n\n" + ui.variants_list_text(t)
 
     async def my_stats(self, person: Person) -> Reply:
-        """A person's rating, games, wins, claims and bluffs (issue 19: service/history.py)."""
+        """A person's rating, games, wins, claims and bluffs (service/history.py)."""
         return await self.history.stats(person, await self.translator_for(person))
 
     async def leaderboard(self, chat_id: int) -> Reply:
-        """The group's players by rating (issue 19: service/history.py)."""
+        """The group's players by rating (service/history.py)."""
         return await self.history.top(chat_id, await self.group_translator(chat_id))
-
-    async def person_unreachable(self, user_id: int) -> None:
-        """Telegram refused a private message (403): remember it."""
-        await self.store.set_user_prefs(user_id, dm="0")

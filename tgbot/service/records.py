@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..engine import Game, Variant, game_from_dict
+from .settings import Timing as Timing  # a game keeps its timing in its record
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
@@ -20,18 +21,6 @@ class Seat:
     name: str
     lang: str
     ai: bool = False
-
-
-@dataclass(slots=True)
-class Timing:
-    """Seconds per decision kind, the lobby wait and the AFK limit, fixed at game creation."""
-
-    turn: int
-    response: int
-    lose_card: int
-    exchange: int
-    lobby: int
-    afk_limit: int
 
 
 @dataclass(slots=True)

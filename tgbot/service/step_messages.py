@@ -77,15 +77,8 @@ def prompt_ref(user_id: int) -> str:
 
 
 def seconds_for(timing: Timing, kind: DecisionKind | None) -> int:
-    """The deadline of a decision kind."""
-    return {
-        DecisionKind.TURN: timing.turn,
-        DecisionKind.RESPONSE: timing.response,
-        DecisionKind.LOSE_CARD: timing.lose_card,
-        DecisionKind.EXCHANGE: timing.exchange,
-        DecisionKind.SHOW_CARD: timing.lose_card,  # choosing a card, as when losing one
-        DecisionKind.EXAMINE: timing.exchange,  # a look at a card, as in an exchange
-    }.get(kind, timing.turn)  # type: ignore[arg-type]
+    """The deadline of a decision kind (the settings table says which setting gives it)."""
+    return timing.seconds(kind)
 
 
 def group_send(
@@ -196,7 +189,7 @@ class StepMessages:
         for e in events:
             if isinstance(e, ev.TurnStarted):
                 if record.story:
-                    claimed = history.claims_line(t, record.claims, names)  # issue 19
+                    claimed = history.claims_line(t, record.claims, names)
                     text = ui.turn_message(
                         t, public, names, record.story, seconds_left, True, claimed
                     )

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from typing import Any, overload
 
 from telegram import Bot, Message, Update, User
@@ -34,13 +34,13 @@ from telegram.ext import (
 )
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
-from ..rendering import history as history_texts
 from ..rendering import notices, replies, ui
 from ..rendering.i18n import Catalogs, Translator
+from ..service import callbacks
 from ..service.game_service import AdminCheck, Duplicate, GameService
 from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
-from ..service.settings import ChatSettings
+from ..service.settings import SETTING_CHOICES
 from ..tasks import settle
 from . import outage
 from .answers import CallbackAnswer
@@ -54,10 +54,6 @@ GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
 THROTTLE_WINDOW_S = 10
 NAME_LIMIT = 40
 _JOINERS = {"\u200c", "\u200d"}  # zero-width (non-)joiner: part of emoji and some scripts
-# The button families, by their data's prefix; any other data is a game's button.
-LANGUAGE_BUTTON = re.compile(r"lang\.(.*)", re.DOTALL)
-SETTING_BUTTON = re.compile(r"cfg\.(.*)", re.DOTALL)
-REPLAY_BUTTON = re.compile(re.escape(history_texts.REPLAY_BUTTON_PREFIX))
 
 Route = Callable[[Update, Any], Coroutine[Any, Any, CallbackAnswer | None]]
 Handler = BaseHandler[Update, Any, CallbackAnswer | None]
@@ -151,9 +147,9 @@ class Dispatcher:
         service.on_commit = self.deliver_later
         # Presses are counted before they are matched (a forged one counts too).
         self._buttons: list[Handler] = [
-            ButtonFamily(self._language_pressed, pattern=LANGUAGE_BUTTON),
-            ButtonFamily(self._setting_pressed, pattern=SETTING_BUTTON),
-            ButtonFamily(self._replay_pressed, pattern=REPLAY_BUTTON),  # issue 19
+            ButtonFamily(self._language_pressed, pattern=callbacks.LANGUAGE_PATTERN),
+            ButtonFamily(self._setting_pressed, pattern=callbacks.SETTING_PATTERN),
+            ButtonFamily(self._replay_pressed, pattern=callbacks.REPLAY_PATTERN),
             CallbackQueryHandler(self._game_pressed),  # any other data: a game's button
         ]
         # Unknown commands, and commands addressed to another bot, match none: quiet.
@@ -259,10 +255,6 @@ class Dispatcher:
 
         return check
 
-    def _settings(self, stored: Mapping[str, str]) -> ChatSettings:
-        """A group's settings from its stored hash, with the configured defaults."""
-        return ChatSettings.from_stored(stored, self.service.defaults)
-
     # ---- the chat and its members ----------------------------------------------------
 
     async def _membership_changed(self, update: Update, _: object) -> None:
@@ -366,8 +358,10 @@ class Dispatcher:
         if (
             message is None
             or message.chat.type not in GROUP_TYPES
-            or key not in ui.SETTING_CHOICES
-            or not offers(message, f"cfg.{key}")  # forged onto another message (the lobby)
+            or key not in SETTING_CHOICES
+            or not offers(
+                message, callbacks.setting(key)
+            )  # forged onto another message (the lobby)
         ):
             return await self._not_valid(query.id, person)
         chat_id = message.chat.id
@@ -375,15 +369,7 @@ class Dispatcher:
             t = await self.service.translator_for(person)
             return CallbackAnswer(query.id, replies.settings_for_admins(t), True)
 
-        def change(stored: dict[str, str]) -> dict[str, str]:
-            return {key: ui.next_setting(key, self._settings(stored).stored_value(key))}
-
-        # Read and written in one compare-and-set with the update's mark: two presses at
-        # once both count, a second delivery of one press counts once.
-        written = await self.store.change_chat_settings(chat_id, update.update_id, change)
-        if written is None:
-            raise Duplicate
-        current = self._settings(written)
+        current = await self.service.change_setting(chat_id, key, update.update_id)
         t = self.service.catalogs.get(current.language)
         screen = ui.settings_screen(t, current)
         try:

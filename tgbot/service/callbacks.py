@@ -1,0 +1,132 @@
+"""Callback data: every family of button data, its prefix, its pattern, packed and parsed.
+
+A leaf of the service (it imports only the engine), so that rendering may pack buttons
+with it and the edge may route presses by its patterns; parsing a press happens here,
+next to `engine/codes`, never in rendering. Telegram allows 1-64 bytes of data.
+
+The families, by prefix (any data that is none of the first three is a game's button):
+
+- ``lang.<code>``: the private language picker (`language`).
+- ``cfg.<key>``: a group's settings screen, one button per setting (`setting`).
+- ``rp.<game id>``: the Replay button under a game's summary (`replay`).
+- ``<game id>.<context version>.<code>``: a game's button (`pack`, `unpack`). The context
+  version is the game version at which the buttons' decision was offered; a press from an
+  older context is stale. The code is a decision's code (engine/codes.py, the same as in
+  the kept game record), a lobby code (one upper-case letter, never a whole decision code:
+  "S" is Start, a ShowCard is "S" and a card), or a target picker's ("t" and an action's
+  letter).
+
+What is on the wire stays as it is: open buttons and kept records must keep working.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..engine import Action, Decision, codes
+
+MAX_DATA_BYTES = 64  # Bot API: callback_data is 1-64 bytes
+
+# ---- the picker of a person's language, the settings of a group, the replay ----------
+
+LANGUAGE_PREFIX = "lang."
+SETTING_PREFIX = "cfg."
+REPLAY_PREFIX = "rp."
+# python-telegram-bot matches these at the start of the data (`re.match`).
+LANGUAGE_PATTERN = re.compile(re.escape(LANGUAGE_PREFIX) + "(.*)", re.DOTALL)
+SETTING_PATTERN = re.compile(re.escape(SETTING_PREFIX) + "(.*)", re.DOTALL)
+REPLAY_PATTERN = re.compile(re.escape(REPLAY_PREFIX))
+
+
+def language(code: str) -> str:
+    """The data of the language picker's button for a language."""
+    return LANGUAGE_PREFIX + code
+
+
+def setting(key: str) -> str:
+    """The data of the settings screen's button for one setting (its stored key)."""
+    return SETTING_PREFIX + key
+
+
+def replay(game_id: str) -> str:
+    """The data of a game's Replay button."""
+    return REPLAY_PREFIX + game_id
+
+
+def replay_game(data: str) -> str:
+    """The game id a Replay button's data names (checked by whoever looks the game up)."""
+    return data.removeprefix(REPLAY_PREFIX)
+
+
+# ---- a game's buttons ------------------------------------------------------------------
+
+LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL = "J", "Q", "S", "X"
+LOBBY_ADD_AI, LOBBY_REMOVE_AI = "A", "R"
+AGAIN = "G"  # Play again, on the final message of a game
+LOBBY_CODES = frozenset(
+    {LOBBY_JOIN, LOBBY_LEAVE, LOBBY_START, LOBBY_CANCEL, LOBBY_ADD_AI, LOBBY_REMOVE_AI, AGAIN}
+)
+ANSWER_HEADS = frozenset("CPB")  # Challenge, Pass, Block as ...: answers to a claim
+PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
+BACK = "tb"
+_PICKER_ACTION = {code: action for action, code in codes.ACTION_CODES.items()}
+
+# At most 16 + 1 + 9 + 1 + 8 = 35 bytes, well within MAX_DATA_BYTES.
+GAME_PATTERN = re.compile(r"^([a-z0-9]{6,16})\.(\d{1,9})\.([A-Za-z0-9]{1,8})$")
+
+
+class BadButton(ValueError):
+    """Button data that does not parse."""
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    """A parsed button: which game, which context, and what it says."""
+
+    game_id: str
+    context: int
+    code: str
+
+
+def pack(game_id: str, context: int, code: str) -> str:
+    """Build the data string of a game's button."""
+    return f"{game_id}.{context}.{code}"
+
+
+def unpack(data: str | None) -> ButtonPress:
+    """Parse a game's button data, or raise BadButton."""
+    match = GAME_PATTERN.match(data or "")
+    if not match:
+        raise BadButton(data)
+    return ButtonPress(match.group(1), int(match.group(2)), match.group(3))
+
+
+def encode_decision(decision: Decision, seats: list[int]) -> str:
+    """The code of a decision (engine/codes.py): targets travel as seats, not user ids."""
+    return codes.encode(decision, seats)
+
+
+def decode_decision(code: str, seats: list[int]) -> Decision:
+    """The decision a code stands for, or raise BadButton."""
+    try:
+        return codes.decode(code, seats)
+    except codes.BadCode:
+        raise BadButton(code) from None
+
+
+def is_answer(code: str) -> bool:
+    """Whether a code is an answer to a claim (the buttons of the group's turn message)."""
+    return bool(code) and code[0] in ANSWER_HEADS
+
+
+def picker_code(action: Action) -> str:
+    """The code of a button that opens the target picker for an action."""
+    return PICK_PREFIX + codes.ACTION_CODES[action]
+
+
+def picker_action(code: str) -> Action | None:
+    """The action whose target picker a code opens, if it is such a code."""
+    if len(code) == 2 and code[0] == PICK_PREFIX and code != BACK:
+        return _PICKER_ACTION.get(code[1])
+    return None
