@@ -9,7 +9,7 @@ from typing import Any
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import BOT_USERNAME
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.rendering import ui
+from tgbot.rendering import guide
 from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.telegram.commands import COMMANDS, help_text, listing, menus
 
@@ -57,7 +57,7 @@ def test_help_and_the_menus_list_the_table() -> None:
             ]
             assert lines == expected
             menu = menu_of(t, in_group)
-            assert menu == ui.menu_entries(t, listing(in_group))
+            assert menu == guide.menu_entries(t, listing(in_group))
             offered = [
                 (c.name, t.gettext(said.menu))
                 for c in COMMANDS
@@ -120,7 +120,7 @@ async def test_each_command_works_where_the_table_says_and_only_there(
 async def test_commands_match_as_telegram_sends_them(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         person = TgUser(4200, "Levan", "ka")
-        rules = ui.rules_text(h.catalogs.get("ka"))
+        rules = guide.rules_text(h.catalogs.get("ka"))
         for text in (f"/rules@{BOT_USERNAME}", "/RULES", f"/Rules@{BOT_USERNAME.upper()}"):
             assert await _answered(h, person, person.id, text), text
             assert h.sim.messages(person.id)[-2].text.startswith(rules)

@@ -8,7 +8,7 @@ from tests.bot.play import GROUP, open_and_start, open_lobby, play_to_end, playe
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.engine import Action, Allegiance, Character, DecisionKind, Variant, view_of
 from tgbot.engine import events as ev
-from tgbot.rendering import ui
+from tgbot.rendering import guide, prompting, tabletop, ui
 from tgbot.rendering.texts import character_name, describe, variant_name
 
 
@@ -78,7 +78,7 @@ async def test_admins_choose_the_variant_and_the_lobby_shows_it(redis_server_url
         assert h.has_button(GROUP, t.gettext("🃏 {value}").format(value="ინკვიზიტორი"))
         game_id = await open_lobby(h, [a, b])
         lobby = h.sim.with_buttons(GROUP)[-1]
-        assert ui.variant_line(t, Variant.INQUISITOR) in lobby.text
+        assert tabletop.variant_line(t, Variant.INQUISITOR) in lobby.text
         assert "ინკვიზიტორი" in lobby.text
         # Changed while the lobby is open: the lobby keeps the variant it opened with.
         await h.press_text(a, GROUP, "🃏 ")
@@ -96,7 +96,7 @@ async def test_admins_choose_the_variant_and_the_lobby_shows_it(redis_server_url
         next_id = await open_lobby(h, [a, b])
         again = await h.record(next_id)
         assert again is not None and again.variant == "reformation"
-        assert ui.variant_line(t, Variant.REFORMATION) in h.sim.with_buttons(GROUP)[-1].text
+        assert tabletop.variant_line(t, Variant.REFORMATION) in h.sim.with_buttons(GROUP)[-1].text
 
 
 async def test_a_whole_game_of_each_variant_by_buttons(redis_server_url: str) -> None:
@@ -208,7 +208,7 @@ async def test_examine_shows_the_card_only_to_the_examiner(redis_server_url: str
         # The third player never reads it either (apart from their own cards, if alike).
         record = await h.record(game_id)
         assert record is not None
-        own_hand = ui.hand_text(t, view_of(record.game(), third.id))
+        own_hand = prompting.hand_text(t, view_of(record.game(), third.id))
         for text in texts_sent(h, third.id, start):
             assert seen_line not in text and told_line not in text
             assert name not in text.replace(own_hand, ""), text
@@ -242,7 +242,7 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         prompt = h.sim.with_buttons(actor.id)[-1]
         side = record.game().player(actor.id).allegiance
         assert side is not None
-        assert ui.side_text(t, side, 0) in prompt.text
+        assert prompting.side_text(t, side, 0) in prompt.text
         assert h.tr("🐷 Embezzle") not in {b["text"] for b in prompt.buttons()}  # Reserve 0
         await h.press_text(actor, actor.id, h.tr("🔀 Convert"))
         picker = h.sim.with_buttons(actor.id)[-1]
@@ -328,7 +328,7 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
             await h.say(a, group, "/rules")
             text = h.sim.last(group).text
             # The variant is named first, then come the base rules and its changes.
-            assert text.startswith("🃏 ") and ui.rules_text(t) in text
+            assert text.startswith("🃏 ") and guide.rules_text(t) in text
             for variant in (Variant.INQUISITOR, Variant.REFORMATION):
                 for point in RULES_POINTS[lang, variant]:
                     assert point in text, (lang, point)
@@ -340,8 +340,8 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
         await h.say(b_en, b.id, "/rules")
         en = h.catalogs.get("en")
         private = h.sim.last(b.id).text
-        assert ui.rules_text(en) in private and ui.variants_list_text(en) in private
-        assert ui.variant_rules_text(en, Variant.REFORMATION) not in private
+        assert guide.rules_text(en) in private and guide.variants_list_text(en) in private
+        assert guide.variant_rules_text(en, Variant.REFORMATION) not in private
         # In a game: that game's variant (Inquisitor only here).
         await choose_variant(h, a, Variant.INQUISITOR, GROUP)
         await open_and_start(h, [a, b])

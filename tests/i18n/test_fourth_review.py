@@ -11,7 +11,7 @@ import pytest
 
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Game, Variant
-from tgbot.rendering import history, ui
+from tgbot.rendering import guide, history
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages
@@ -141,7 +141,7 @@ def test_no_wide_georgian_label_shares_a_row() -> None:
 
 def test_the_english_rules_word_order() -> None:
     """Point 11: "you must still", and a Coup "against" the next player."""
-    text = ui.rules_for(EN, Variant.REFORMATION_INQUISITOR)
+    text = guide.rules_for(EN, Variant.REFORMATION_INQUISITOR)
     assert "you must still stage a Coup" in text and "still must" not in text
     assert "a Coup against the next player" in text and "Coup on the" not in text
     assert "a claim or block left unanswered counts as a pass" in text

@@ -8,7 +8,7 @@ from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Action, Variant
 from tgbot.engine import events as ev
 from tgbot.engine.view import view_of
-from tgbot.rendering import ui
+from tgbot.rendering import guide, tabletop, ui
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
 from tgbot.simulation import play_random_game
@@ -72,10 +72,10 @@ def test_boards_and_prompts_render_in_georgian() -> None:
     game = played.game
     t = CATALOGS.get("ka")
     names = {1: "ნიკა", 2: "ანა", 3: "გიო"}
-    assert georgian(ui.board_text(t, view_of(game), names))
-    assert georgian(ui.final_text(t, view_of(game), names))
+    assert georgian(tabletop.board_text(t, view_of(game), names))
+    assert georgian(tabletop.final_text(t, view_of(game), names))
     assert len(view_of(game).final_cards) == 3
-    assert georgian(ui.rules_text(t)) and georgian(help_text(t))
+    assert georgian(guide.rules_text(t)) and georgian(help_text(t))
     assert view_of(game).winner in names
 
 

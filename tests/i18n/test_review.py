@@ -28,7 +28,7 @@ from tgbot.engine import (
 )
 from tgbot.engine import events as ev
 from tgbot.engine.cards import ACTIONS
-from tgbot.rendering import history, ui
+from tgbot.rendering import guide, history, prompting, settings_screens, tabletop, ui
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case, action_in, character_in
 from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.rendering.texts import (
@@ -268,7 +268,7 @@ def test_leaving_and_being_knocked_out_are_worded_apart() -> None:
 
 def test_language_picker_names_each_language_in_itself() -> None:
     for t in (KA, EN):
-        labels = [b["text"] for row in ui.language_screen(t).keyboard for b in row]
+        labels = [b["text"] for row in settings_screens.language_screen(t).keyboard for b in row]
         assert labels == ["🇬🇪 ქართული", "🇬🇧 English"]
 
 
@@ -298,9 +298,9 @@ FULL_ROW = 30
 
 def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]:
     """Every keyboard the players were shown in a few random games (prompts and lobby)."""
-    boards = [ui.lobby_screen(t, "abcdef", "N", ["N"], 60).keyboard]
-    boards.append(ui.language_screen(t).keyboard)
-    boards += [ui.lobby_screen(t, "abcdef", "N", ["N"], 60, v).keyboard for v in Variant]
+    boards = [tabletop.lobby_screen(t, "abcdef", "N", ["N"], 60).keyboard]
+    boards.append(settings_screens.language_screen(t).keyboard)
+    boards += [tabletop.lobby_screen(t, "abcdef", "N", ["N"], 60, v).keyboard for v in Variant]
     rng = random.Random(3)
     # The base game, then each variant (issue 18: Examine, Convert, Embezzle, their prompts).
     games = [(seed, Variant.BASE) for seed in range(25)]
@@ -312,22 +312,22 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
             waiting = game.awaiting()
             if waiting.kind is DecisionKind.RESPONSE:  # the answers on the group's turn message
                 options = answer_options(game, waiting.players)
-                boards.append(ui.answer_buttons(t, "abcdef", game.version, options, names))
+                boards.append(tabletop.answer_buttons(t, "abcdef", game.version, options, names))
             for pid in waiting.players:
-                a = ui.Asking(t, view_of(game, pid), "abcdef", game.version, names)
+                a = prompting.Asking(t, view_of(game, pid), "abcdef", game.version, names)
                 screen = {
-                    DecisionKind.TURN: lambda a=a: ui.turn_screen(a),
-                    DecisionKind.RESPONSE: lambda a=a: ui.response_screen(a, []),
-                    DecisionKind.LOSE_CARD: lambda a=a: ui.lose_screen(a, []),
-                    DecisionKind.EXCHANGE: lambda a=a: ui.exchange_screen(a, []),
-                    DecisionKind.SHOW_CARD: lambda a=a: ui.show_screen(a, []),
-                    DecisionKind.EXAMINE: lambda a=a: ui.examine_screen(a, []),
+                    DecisionKind.TURN: lambda a=a: prompting.turn_screen(a),
+                    DecisionKind.RESPONSE: lambda a=a: prompting.response_screen(a, []),
+                    DecisionKind.LOSE_CARD: lambda a=a: prompting.lose_screen(a, []),
+                    DecisionKind.EXCHANGE: lambda a=a: prompting.exchange_screen(a, []),
+                    DecisionKind.SHOW_CARD: lambda a=a: prompting.show_screen(a, []),
+                    DecisionKind.EXAMINE: lambda a=a: prompting.examine_screen(a, []),
                 }[waiting.kind]()  # type: ignore[index]
                 boards.append(screen.keyboard)
                 if waiting.kind is DecisionKind.TURN:  # and every target picker it opens
                     for action in {d.action for d in a.view.legal if isinstance(d, TakeAction)}:
                         if VARIANT_ACTIONS[variant][action].targeted:
-                            boards.append(ui.target_screen(a, action).keyboard)
+                            boards.append(prompting.target_screen(a, action).keyboard)
             pid = waiting.players[0]
             game.apply(pid, rng.choice(game.legal_decisions(pid)))
     return boards
@@ -374,7 +374,9 @@ def test_foreign_aid_has_a_row_of_its_own() -> None:
     game, _ = Game.new([1, 2, 3], 1)
     actor = game.awaiting().players[0]
     for t in (KA, EN):
-        keyboard = ui.turn_screen(ui.Asking(t, view_of(game, actor), "abcdef", 0, {})).keyboard
+        keyboard = prompting.turn_screen(
+            prompting.Asking(t, view_of(game, actor), "abcdef", 0, {})
+        ).keyboard
         aid = ui.ACTION_BUTTONS[Action.FOREIGN_AID](t)
         rows = [row for row in keyboard if any(b["text"] == aid for b in row)]
         assert len(rows) == 1 and len(rows[0]) == 1
@@ -385,7 +387,7 @@ def test_settings_buttons_fit_a_full_row(lang: str) -> None:
     t = CATALOGS.get(lang)
     for values in zip(*(SETTING_CHOICES[k] for k in SETTING_CHOICES), strict=False):
         current = ChatSettings.from_stored(dict(zip(SETTING_CHOICES, values, strict=True)))
-        for row in ui.settings_screen(t, current).keyboard:
+        for row in settings_screens.settings_screen(t, current).keyboard:
             assert len(row) == 1 and len(row[0]["text"]) <= FULL_ROW, row
 
 
@@ -500,7 +502,7 @@ RULE_POINTS = {
 
 @pytest.mark.parametrize("lang", ["ka", "en"])
 def test_rules_state_each_action_and_who_may_block_it(lang: str) -> None:
-    text = ui.rules_text(CATALOGS.get(lang))
+    text = guide.rules_text(CATALOGS.get(lang))
     lines = text.splitlines()
     for head, points in RULE_LINES[lang].items():
         line = [ln for ln in lines if ln.startswith(head + ":")]
@@ -517,7 +519,7 @@ def test_rules_state_each_action_and_who_may_block_it(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", ["ka", "en"])
 def test_rules_state_every_other_point_of_the_seed(lang: str) -> None:
-    text = ui.rules_text(CATALOGS.get(lang))
+    text = guide.rules_text(CATALOGS.get(lang))
     for point in RULE_POINTS[lang]:
         assert point in text, point
     assert len(text) < 4096  # one Telegram message
@@ -525,7 +527,7 @@ def test_rules_state_every_other_point_of_the_seed(lang: str) -> None:
 
 def test_georgian_rules_use_the_seed_terms() -> None:
     """The structural words of the user's text appear in /rules, spelled as the seed spells them."""
-    seed, rules = SEED.read_text(encoding="utf-8"), ui.rules_text(KA)
+    seed, rules = SEED.read_text(encoding="utf-8"), guide.rules_text(KA)
     for term in ("კონტრსვლა", "განძი", "საგანძურ", "დეკ", "ბლეფ", "შეეწინააღმდეგ", "დაიბრალო",
                  "ამოატრიალ", "თამაშს ტოვებს", "იბლოკება"):  # fmt: skip
         assert term in seed and term in rules, term
@@ -545,15 +547,15 @@ def test_rules_of_each_variant_fit_one_message_and_use_the_glossary(lang: str) -
                                "Embezzlement", "treasury"]},
     }[lang]  # fmt: skip
     for variant in Variant:
-        text = ui.rules_for(t, variant)
-        assert ui.rules_text(t) in text and len(text) < 4096, variant
+        text = guide.rules_for(t, variant)
+        assert guide.rules_text(t) in text and len(text) < 4096, variant
         # The variant is named before the base rules, and its changes come after them.
-        assert text.startswith(ui.rules_text(t)) == (variant is Variant.BASE), variant
+        assert text.startswith(guide.rules_text(t)) == (variant is Variant.BASE), variant
         for switch, points in words.items():
-            extra = text[text.index(ui.rules_text(t)) + len(ui.rules_text(t)) :]
+            extra = text[text.index(guide.rules_text(t)) + len(guide.rules_text(t)) :]
             for point in points:
                 assert (point in extra) == getattr(variant, switch), (variant, point)
-    listing = ui.variants_list_text(t)
+    listing = guide.variants_list_text(t)
     for variant in Variant:
         if variant is not Variant.BASE:
             assert variant_name(t, variant) in listing
@@ -697,10 +699,12 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
                        is Action.FOREIGN_AID))  # fmt: skip
     view = view_of(game)
     names = {1: "ნინო", 2: "Levan", 3: "🤖 თამარი"}
-    assert ui.status_text(KA, view, names, 30) == (
+    assert tabletop.status_text(KA, view, names, 30) == (
         "⏳ პასუხს ველოდებით: Levan, 🤖 თამარი. დარჩა 30 წმ."
     )
-    assert ui.status_text(EN, view, names, 30) == "⏳ Waiting for: Levan, 🤖 თამარი. 30 s left."
+    assert (
+        tabletop.status_text(EN, view, names, 30) == "⏳ Waiting for: Levan, 🤖 თამარი. 30 s left."
+    )
 
 
 def test_a_move_on_a_player_already_out_is_told_to_them_in_the_second_person() -> None:
@@ -747,5 +751,5 @@ def test_records_read_as_sentences() -> None:
     stats = history.stats_text(KA, {"played": 4, "won": 1, "claim:duke": 3, "bluff:duke": 1},
                                None)  # fmt: skip
     assert "ჰერცოგი: 3 დაბრალება, მათგან 1 ბლეფი (33%)" in stats
-    lobby = ui.lobby_screen(KA, "g", "ნინო", ["ნინო"], 90).text
+    lobby = tabletop.lobby_screen(KA, "g", "ნინო", ["ნინო"], 90).text
     assert lobby.endswith("თუ თამაშში 2 ან მეტი მოთამაშე იქნება, ის 90 წმ-ში თავისით დაიწყება.")

@@ -13,7 +13,7 @@ import pytest
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Character, Game, Variant
 from tgbot.engine import events as ev
-from tgbot.rendering import history, ui
+from tgbot.rendering import guide, history
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.profile import DESCRIPTION, SHORT_DESCRIPTION
 from tgbot.rendering.texts import describe
@@ -219,7 +219,7 @@ def test_the_examine_limit_is_only_in_reformation_with_the_inquisitor() -> None:
     """Item 23: plain Reformation has no Examine, so its rules say nothing of it."""
     for t, word in ((KA, "დაკითხ"), (EN, "examine")):
         for variant in (Variant.REFORMATION, Variant.REFORMATION_INQUISITOR):
-            rules = ui.rules_for(t, variant)
+            rules = guide.rules_for(t, variant)
             reformation = rules[rules.index("⚖️") :]
             assert (word in reformation.lower()) == variant.inquisitor, (variant, reformation)
             assert len(rules) < 4096
@@ -250,10 +250,10 @@ def test_the_rules_say_what_challenges_and_blocks_do(lang: str) -> None:
             "choose among them and your own cards which to keep",
         ],
     }[lang]
-    rules = ui.rules_text(t)
+    rules = guide.rules_text(t)
     for point in points:
         assert point in rules, point
-    variants = ui.rules_for(t, Variant.REFORMATION_INQUISITOR)
+    variants = guide.rules_for(t, Variant.REFORMATION_INQUISITOR)
     embezzle = next(line for line in variants.split("\n") if line.startswith("🐷"))
     assert ("არ იბლოკება" if lang == "ka" else "It cannot be blocked") in embezzle
     exchange = next(line for line in variants.split("\n") if line.startswith("🔄") and "1" in line)
@@ -262,7 +262,7 @@ def test_the_rules_say_what_challenges_and_blocks_do(lang: str) -> None:
 
 def test_the_reformation_rules_read_as_the_review_proposed() -> None:
     """Items 21, 22, 24-27: the variant paragraphs' Georgian."""
-    rules = ui.rules_for(KA, Variant.REFORMATION_INQUISITOR)
+    rules = guide.rules_for(KA, Variant.REFORMATION_INQUISITOR)
     for point in (
         "შეეწინააღმდეგო კი ნებისმიერ მოთამაშეს შეგიძლია, თანაგუნდელსაც.",
         "საკუთარი მხარის მოთამაშე ვერ იქნება შენი აჯანყების, მოკვლის ან მოპარვის სამიზნე",

@@ -9,7 +9,7 @@ import pytest
 
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import DecisionKind, Game, Variant
-from tgbot.rendering import notices, ui
+from tgbot.rendering import guide, notices, tabletop
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.profile import DESCRIPTION
 from tgbot.service.outcomes import Refusal
@@ -135,8 +135,8 @@ def test_the_refusals_and_menus_the_reading_fixed() -> None:
 def test_the_rules_say_what_a_timeout_does(lang: str) -> None:
     """Items 16-18: time limits, Steal's 1 coin, and the Reserve after a won challenge."""
     t = CATALOGS.get(lang)
-    base = ui.rules_for(t, Variant.BASE)
-    full = ui.rules_for(t, Variant.REFORMATION_INQUISITOR)
+    base = guide.rules_for(t, Variant.BASE)
+    full = guide.rules_for(t, Variant.REFORMATION_INQUISITOR)
     ka = lang == "ka"
     for point in (
         "⏳",
@@ -189,7 +189,7 @@ def test_challenge_has_a_row_of_its_own_on_the_group_message() -> None:
             waiting = game.awaiting()
             if waiting.kind is DecisionKind.RESPONSE:
                 options = answer_options(game, waiting.players)
-                board = ui.answer_buttons(KA, "abcdef", game.version, options, {})
+                board = tabletop.answer_buttons(KA, "abcdef", game.version, options, {})
                 challenge = KA.gettext("⚔️ Challenge")
                 rows = [row for row in board if any(b["text"] == challenge for b in row)]
                 if rows:

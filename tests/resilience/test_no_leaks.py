@@ -10,7 +10,7 @@ from tests.bot.play import GROUP, open_and_start, play_to_end, players
 from tests.telegram_sim.harness import running_bot
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Game, Variant, view_of
-from tgbot.rendering import ui
+from tgbot.rendering import prompting
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.texts import describe
 from tgbot.service.records import GameRecord, Seat, Timing
@@ -52,7 +52,10 @@ def test_step_messages_never_address_private_lines_to_anyone_else(variant: Varia
                 for pid in ids
             }
             hands = {
-                pid: [ui.hand_text(CATALOGS.get(lang), view_of(game, pid)) for lang in ("ka", "en")]
+                pid: [
+                    prompting.hand_text(CATALOGS.get(lang), view_of(game, pid))
+                    for lang in ("ka", "en")
+                ]
                 for pid in ids
                 if game.player(pid).hidden
             }

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config import DAY_S, Deadlines
 from ..engine import SEED_BITS, Game, game_to_dict
-from ..rendering import ui
+from ..rendering import tabletop, ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
 from ..storage.store import Duplicate, Store, Writes
@@ -243,7 +243,7 @@ class ServiceCore:
         creator = next((s.name for s in record.players if s.id == record.creator), "")
         left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
         names = [s.name for s in record.players]
-        return ui.lobby_screen(t, record.id, creator, names, left, record.game_variant())
+        return tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
 
     def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
         record.status = status

@@ -8,8 +8,8 @@ import secrets
 from typing import Any
 
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
+from ..rendering import guide, notices, tabletop
 from ..rendering import history as history_texts
-from ..rendering import notices, ui
 from ..rendering.i18n import pick_language
 from ..storage.store import Writes
 from . import archive, callbacks
@@ -357,7 +357,7 @@ class LobbyRoom(ServiceCore):
 
     def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
         group_t = self.catalogs.get(record.lang)
-        text = ui.lobby_closed_text(group_t, reason, [s.name for s in record.players])
+        text = tabletop.lobby_closed_text(group_t, reason, [s.name for s in record.players])
         if record.status == LOBBY:
             writes.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
         elif record.turn_ref is not None:
@@ -376,7 +376,7 @@ class LobbyRoom(ServiceCore):
         edited to say so (no live buttons stay), else a short message is sent."""
         for seat in record.humans():
             t = self.catalogs.get(seat.lang)
-            text = ui.game_closed_notice(t, reason)
+            text = tabletop.game_closed_notice(t, reason)
             fallback = self.messages.fallback(record, seat.id)
             op: Edit | Send
             if seat.id in record.prompts:
@@ -477,7 +477,7 @@ class LobbyRoom(ServiceCore):
         """
         await self.store.set_user_prefs(person.id, dm="1", name=person.name)
         t = await self.translator_for(person)
-        text = ui.start_text(t)
+        text = guide.start_text(t)
         if payload and JOIN_PAYLOAD.fullmatch(payload):
             update_id = None if origin is None else origin.update_id
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import IllegalDecision, view_of
-from ..rendering import ui
+from ..rendering import prompting
 from ..rendering.i18n import pick_language
 from ..storage.store import Duplicate, Writes, applied
 from . import archive, callbacks
@@ -74,10 +74,10 @@ class PlayRoom(LobbyRoom):
             if game.awaiting().players != (person.id,):
                 return _refused(Refusal.OUT_OF_DATE, lang)
             t = self.catalogs.get(lang)
-            asking = ui.Asking(t, view_of(game, person.id), record.id, record.context, names)
+            asking = prompting.Asking(t, view_of(game, person.id), record.id, record.context, names)
             if picker is not None:
-                return CallbackResult(edit=ui.target_screen(asking, picker))
-            return CallbackResult(edit=ui.turn_screen(asking))
+                return CallbackResult(edit=prompting.target_screen(asking, picker))
+            return CallbackResult(edit=prompting.turn_screen(asking))
         try:
             decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
         except callbacks.BadButton:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine import Variant, view_of
-from ..rendering import ui
+from ..rendering import guide, tabletop
 from ..rendering.i18n import Translator
 from .core import (
     ServiceCore,
@@ -47,7 +47,11 @@ class QueryRoom(ServiceCore):
         view = view_of(record.game())
         names = record.names()
         left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
-        text = ui.board_text(t, view, names) + "\n\n" + ui.status_text(t, view, names, left)
+        text = (
+            tabletop.board_text(t, view, names)
+            + "\n\n"
+            + tabletop.status_text(t, view, names, left)
+        )
         if claimed := self.history.claims_line(t, record):
             text += "\n" + claimed
         return Reply(text)
@@ -59,7 +63,7 @@ class QueryRoom(ServiceCore):
             variant = record.game_variant()
         else:
             variant = (await self.chat_settings(chat_id)).variant
-        return ui.rules_for(t, variant)
+        return guide.rules_for(t, variant)
 
     async def person_rules(self, person: Person, t: Translator) -> str:
         """/rules in private: the variant of the game one is in; else the base rules and
@@ -67,8 +71,8 @@ class QueryRoom(ServiceCore):
         record = await self.game_of_person(person.id)
         variant = Variant.BASE if record is None else record.game_variant()
         if variant is not Variant.BASE:
-            return ui.rules_for(t, variant)
-        return ui.rules_text(t) + "\n\n" + ui.variants_list_text(t)
+            return guide.rules_for(t, variant)
+        return guide.rules_text(t) + "\n\n" + guide.variants_list_text(t)
 
     async def my_stats(self, person: Person) -> Reply:
         """A person's rating, games, wins, claims and bluffs (service/history.py)."""

@@ -6,8 +6,8 @@ from the environment (`config.load_config`), a group's settings read from the st
 decision each deadline times (`Timing.seconds`), and the rows of the settings screen and
 what each button switches to (`next_setting`). A leaf of the service (it imports the
 engine and the list of languages only), so that config and rendering may read it. The
-words of each row are rendering's (`rendering/ui.settings_screen`): the service makes no
-text.
+words of each row are rendering's (`rendering/settings_screens.settings_screen`): the
+service makes no text.
 """
 
 from __future__ import annotations

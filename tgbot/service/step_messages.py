@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..engine import Challenge, Decision, DecisionKind, Game, Pass, PlayerView, view_of
 from ..engine import events as ev
-from ..rendering import history, notices, ui
+from ..rendering import history, notices, prompting, tabletop, ui
 from ..rendering.i18n import Catalogs, Translator
 from ..rendering.texts import describe, involves
 from .plan import Deadline, Edit, Fallback, Plan, Send
@@ -190,7 +190,7 @@ class StepMessages:
             if isinstance(e, ev.TurnStarted):
                 if record.story:
                     claimed = history.claims_line(t, record.claims, names)
-                    text = ui.turn_message(
+                    text = tabletop.turn_message(
                         t, public, names, record.story, seconds_left, True, claimed
                     )
                     self._turn_op(plan, record, text, None)
@@ -201,8 +201,10 @@ class StepMessages:
                 if line:
                     record.story.append(line)
         if game.over:
-            text = ui.game_over_message(t, public, names, record.story, bluffs or "")
-            keyboard = ui.play_again_keyboard(t, record.id) + history.replay_button(t, record.id)
+            text = tabletop.game_over_message(t, public, names, record.story, bluffs or "")
+            keyboard = tabletop.play_again_keyboard(t, record.id) + history.replay_button(
+                t, record.id
+            )
             self._turn_op(plan, record, text, keyboard)
             # Kept for Play again, which edits this message once more (without its button).
             record.story, record.table_context = [text], None
@@ -215,11 +217,11 @@ class StepMessages:
         question = ""
         if waiting.kind is DecisionKind.RESPONSE and record.answers != "private":
             options = answer_options(game, waiting.players)
-            kb = ui.answer_buttons(t, record.id, record.context, options, names)
+            kb = tabletop.answer_buttons(t, record.id, record.context, options, names)
             deadline = Deadline(record.context, seconds_for(record.timing, waiting.kind))
             question = ui.answers_question(t, waiting.window, options)
         record.table_context = record.context if kb else None
-        text = ui.turn_message(
+        text = tabletop.turn_message(
             t, public, names, record.story, seconds_left, False, question=question
         )
         self._turn_op(plan, record, text, kb, deadline, same_context)
@@ -242,8 +244,8 @@ class StepMessages:
         kb: ui.Keyboard | None = None
         if record.table_context is not None and record.table_context == record.context:
             options = answer_options(game, waiting.players)
-            kb = ui.answer_buttons(t, record.id, record.context, options, names)
-        text = ui.turn_message(t, view_of(game), names, record.story, seconds_left, False)
+            kb = tabletop.answer_buttons(t, record.id, record.context, options, names)
+        text = tabletop.turn_message(t, view_of(game), names, record.story, seconds_left, False)
         return Edit(record.chat_id, record.turn_ref, text, kb)
 
     def _turn_op(
@@ -364,9 +366,9 @@ class StepMessages:
         own_lines: list[str],
     ) -> ui.Screen:
         kind = view.awaiting.kind
-        asking = ui.Asking(t, view, record.id, record.context, names)
+        asking = prompting.Asking(t, view, record.id, record.context, names)
         if kind is DecisionKind.TURN:
-            screen = ui.turn_screen(asking)
+            screen = prompting.turn_screen(asking)
             if own_lines:
                 screen.text = "\n".join([*own_lines, screen.text])
             return screen
@@ -379,14 +381,14 @@ class StepMessages:
                 and not isinstance(e, ev.ResponsePassed)
                 and (line := describe(e, t, names, view.viewer))
             ]
-            return ui.response_screen(asking, said)
+            return prompting.response_screen(asking, said)
         if kind is DecisionKind.LOSE_CARD:
-            return ui.lose_screen(asking, own_lines)
+            return prompting.lose_screen(asking, own_lines)
         if kind is DecisionKind.SHOW_CARD:
-            return ui.show_screen(asking, own_lines)
+            return prompting.show_screen(asking, own_lines)
         if kind is DecisionKind.EXAMINE:
-            return ui.examine_screen(asking, own_lines)
-        return ui.exchange_screen(asking, own_lines)
+            return prompting.examine_screen(asking, own_lines)
+        return prompting.exchange_screen(asking, own_lines)
 
     def _closing_text(
         self, t: Translator, events: list[ev.Event], names: dict[int, str], user_id: int

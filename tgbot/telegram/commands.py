@@ -17,9 +17,9 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
 )
 
-from ..rendering import replies, ui
+from ..rendering import guide, replies, settings_screens
+from ..rendering.guide import CommandLine
 from ..rendering.i18n import N_, Translator
-from ..rendering.ui import CommandLine
 from ..service.game_service import AdminCheck, GameService, NeedsStart
 from ..service.records import GameRecord
 from ..service.results import Origin, Person, Reply
@@ -163,7 +163,7 @@ async def _replay(c: CommandCall) -> None:
 async def _settings(c: CommandCall) -> Reply:
     if not await c.is_admin(c.chat_id):
         return Reply(replies.settings_for_admins(c.t))
-    screen = ui.settings_screen(c.t, await c.service.chat_settings(c.chat_id))
+    screen = settings_screens.settings_screen(c.t, await c.service.chat_settings(c.chat_id))
     return Reply(screen.text, screen.keyboard)
 
 
@@ -176,7 +176,7 @@ async def _stats(c: CommandCall) -> Reply:
 
 
 async def _language(c: CommandCall) -> Reply:
-    screen = ui.language_screen(c.t)
+    screen = settings_screens.language_screen(c.t)
     return Reply(screen.text, screen.keyboard)
 
 
@@ -287,7 +287,7 @@ def listing(group: bool) -> list[CommandLine]:
 
 def help_text(t: Translator) -> str:
     """/help, from the table."""
-    return ui.help_text(t, listing(group=True), listing(group=False))
+    return guide.help_text(t, listing(group=True), listing(group=False))
 
 
 def menus(t: Translator) -> list[tuple[BotCommandScope, list[BotCommand]]]:
@@ -297,6 +297,6 @@ def menus(t: Translator) -> list[tuple[BotCommandScope, list[BotCommand]]]:
         (BotCommandScopeAllPrivateChats(), False),
     ]
     return [
-        (scope, [BotCommand(name, text) for name, text in ui.menu_entries(t, listing(group))])
+        (scope, [BotCommand(name, text) for name, text in guide.menu_entries(t, listing(group))])
         for scope, group in scopes
     ]

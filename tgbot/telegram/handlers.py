@@ -34,7 +34,7 @@ from telegram.ext import (
 )
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
-from ..rendering import notices, replies, ui
+from ..rendering import notices, replies, settings_screens
 from ..rendering.i18n import Catalogs, Translator
 from ..service import callbacks
 from ..service.game_service import AdminCheck, Duplicate, GameService
@@ -371,7 +371,7 @@ class Dispatcher:
 
         current = await self.service.change_setting(chat_id, key, update.update_id)
         t = self.service.catalogs.get(current.language)
-        screen = ui.settings_screen(t, current)
+        screen = settings_screens.settings_screen(t, current)
         try:
             await query.edit_message_text(screen.text, reply_markup=markup(screen.keyboard))
         except RetryAfter:  # the group's window is full: never waited for in a handler

@@ -1,0 +1,177 @@
+"""What the bot says about itself: /help, the menus, /start and the rules (/rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..engine import (
+    Variant,
+)
+from .i18n import Translator
+from .texts import variant_name
+
+
+@dataclass(frozen=True, slots=True)
+class CommandLine:
+    """A command as /help and the menus list it: its name and what it does (msgids)."""
+
+    name: str
+    menu: str  # the menu's short description
+    help: str | None = None  # its /help line; None: listed in the menu only
+
+
+def help_text(t: Translator, group: Sequence[CommandLine], private: Sequence[CommandLine]) -> str:
+    """What the bot does and its commands, each once per kind of chat (from the table)."""
+
+    def section(title: str, lines: Sequence[CommandLine]) -> str:
+        listed = [f"/{c.name}: {t.gettext(c.help)}" for c in lines if c.help is not None]
+        return "\n".join([title, *listed])
+
+    return "\n\n".join(
+        [
+            t.gettext("🎲 Coup: a card game of bluffing for 2–6 players."),
+            section(t.gettext("In a group:"), group),
+            section(t.gettext("In private:"), private),
+            # The variants' line under the last paragraph: /help stays four paragraphs.
+            # Sent in groups as well as in private: no "here".
+            t.gettext(
+                "Your cards and your buttons come in your private chat with me; the group sees "
+                "the table. Too few players? The game's creator can add AI players (🤖) in the "
+                "lobby."
+            )
+            + "\n"
+            + t.gettext(
+                "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in "
+                "/settings, and /rules explains it."
+            ),
+        ]
+    )
+
+
+def menu_entries(t: Translator, lines: Sequence[CommandLine]) -> list[tuple[str, str]]:
+    """A command menu: each command's name and its short description."""
+    return [(c.name, t.gettext(c.menu)) for c in lines]
+
+
+def rules_text(t: Translator) -> str:
+    """The rules, complete against the user's rules text (docs/seed-rules.ka.txt)."""
+    return t.gettext(
+        "📜 Coup: the rules\n\n"
+        "The deck has 15 cards, 5 characters with 3 cards each: Duke, Assassin, Captain, "
+        "Ambassador and Contessa. Everyone is dealt 2 cards, to keep secret, and 2 coins (in a "
+        "2-player game the first player gets 1). The other cards stay in the deck, the other "
+        "coins in the treasury. Keep your cards to the end: the last player with a card left "
+        "wins.\n\n"
+        "On your turn, choose one action:\n"
+        "💰 Income: take 1 coin from the treasury. No one can block or challenge it.\n"
+        "🤝 Foreign Aid: take 2 coins from the treasury. Anyone can block it with the Duke.\n"
+        "💥 Coup: pay 7 coins into the treasury; the player you choose turns a card face up. "
+        "No one can block or challenge it. With 10 or more coins you must stage a Coup.\n"
+        "👑 Tax (Duke): take 3 coins from the treasury. It cannot be blocked.\n"
+        "🗡 Assassinate (Assassin): pay 3 coins; the player you choose turns a card face up. "
+        "Only the target can block it, with the Contessa; a blocked assassination does not "
+        "give the 3 coins back.\n"
+        "🏴 Steal (Captain): take 2 coins from a player (1 if they have only 1). Only the "
+        "target can block it, with a Captain or an Ambassador.\n"
+        "🔄 Exchange (Ambassador): draw 2 cards from the deck, choose among them and your own "
+        "cards which to keep (as many as you had) and put the rest back. It cannot be "
+        "blocked.\n\n"
+        "Anyone may claim any character: bluffing is allowed. Every claim, an action or a "
+        "counteraction (a block), can be challenged by any player. If it was a bluff, the "
+        "bluffer turns a card face up and the action or block fails (an Assassin caught "
+        "bluffing gets the 3 coins back). If the claim was true, the player shows the card, "
+        "puts it back into the deck and draws a new one, the challenger turns a card face up, "
+        "and the action or block goes ahead. A blocked action fails unless someone challenges "
+        "the block successfully.\n\n"
+        "A player with both cards face up is out of the game.\n\n"
+        "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
+        "Income (with 10 or more coins, you stage a Coup against the next player); a claim or "
+        "block left unanswered counts as a pass; the card to turn face up is picked at "
+        "random, and an exchange keeps your cards. Reach the skipped-turns limit and you are "
+        "removed from the game."
+    )
+
+
+def variant_rules_text(t: Translator, variant: Variant) -> str:
+    """What a variant changes in the rules (empty for the base game)."""
+    parts = []
+    if variant.inquisitor:
+        parts.append(
+            t.gettext(
+                "🔍 Inquisitor: the Inquisitor replaces the Ambassador (3 cards; no one may "
+                "claim the Ambassador).\n"
+                "🔄 Exchange (Inquisitor): draw 1 card from the deck, choose among it and your "
+                "own cards which to keep (as many as you had) and put the other back. It cannot "
+                "be blocked.\n"
+                "🔍 Examine (Inquisitor): the player you choose shows you one of their cards "
+                "(they choose which; only you see it). Then you let them keep it, or make them "
+                "put it into the deck and draw a new one. It cannot be blocked.\n"
+                "🏴 Steal: the target can block it with a Captain or an Inquisitor."
+            )
+        )
+    if variant.reformation:
+        sides = t.gettext(
+            "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
+            "alternating around the table. While both sides are in the game, you cannot stage "
+            "a Coup against, assassinate or steal from a player of your side, nor block their "
+            "Foreign Aid."
+        )
+        if variant.inquisitor:  # Examine exists only with the Inquisitor
+            sides += " " + t.gettext("Nor can you examine a player of your side.")
+        sides += " " + t.gettext(
+            "But you may challenge any player, your own side too. Once everyone left is on one "
+            "side, these limits are gone."
+        )
+        parts.append(
+            sides
+            + "\n"
+            + t.gettext(
+                "🔀 Conversion: pay 1 coin to change your own side, or 2 coins to change "
+                "another player's. The coins go into the Reserve 🐷, not the treasury. No one "
+                "can block or challenge it.\n"
+                "🐷 Embezzlement: say you have no Duke and take every coin in the Reserve. "
+                "It cannot be blocked, but anyone can challenge it: if you do have a Duke, you "
+                "turn a card face up and take nothing from the Reserve; if not, you show your "
+                "cards, put them into the deck and draw new ones, the challenger turns a "
+                "card face up, and you still take the Reserve. An empty Reserve cannot be "
+                "embezzled.\n"
+                "With 10 or more coins you must still stage a Coup."
+            )
+        )
+    return "\n\n".join(parts)
+
+
+def rules_for(t: Translator, variant: Variant) -> str:
+    """The rules of a game of this variant: the base rules, then what the variant changes."""
+    if variant is Variant.BASE:
+        return rules_text(t)
+    # Named first: the base rules below speak of what the variant may replace (the Ambassador).
+    head = t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
+    return "\n\n".join(
+        [
+            head.format(variant=variant_name(t, variant)),
+            rules_text(t),
+            variant_rules_text(t, variant),
+        ]
+    )
+
+
+def variants_list_text(t: Translator) -> str:
+    """The short list of variants a group can choose (private /rules, outside a game)."""
+    return t.gettext(
+        "🃏 Variants (a group's admins choose one in /settings; /rules in the group explains "
+        "it):\n"
+        "🔍 Inquisitor: the Inquisitor replaces the Ambassador; he exchanges 1 card, examines "
+        "another player's card and blocks Steal.\n"
+        "⚖️ Reformation: Loyalists and Reformists, who cannot attack their own side; "
+        "Conversion and Embezzlement of the Reserve.\n"
+        "Reformation + Inquisitor: both at once."
+    )
+
+
+def start_text(t: Translator) -> str:
+    """The reply to /start in private."""
+    return t.gettext(
+        "👋 Hello! Now I can send you your cards. Add me to a group and say /newgame to play."
+    )

@@ -1,0 +1,231 @@
+"""A player's private prompts: their hand, and one button per decision they may take."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..engine import (
+    VARIANT_ACTIONS,
+    Action,
+    Allegiance,
+    Challenge,
+    Decision,
+    PlayerView,
+    TakeAction,
+)
+from ..service import callbacks
+from .forms import Case, action_in
+from .i18n import Translator
+from .texts import Names, cards_line, cards_text, character_name, coins_text
+from .ui import (
+    ACTION_BUTTONS,
+    ALLEGIANCE_MARKS,
+    Button,
+    Screen,
+    answers_question,
+    decision_label,
+    rows_of,
+)
+
+
+def hand_text(t: Translator, view: PlayerView) -> str:
+    """A player's face-down cards and coins."""
+    assert view.viewer is not None
+    text = t.ngettext(
+        "🂠 Your card: {cards} · 💰 {coins}",
+        "🂠 Your cards: {cards} · 💰 {coins}",
+        len(view.my_cards),
+    ).format(
+        cards=cards_text(t, view.my_cards) or "—",
+        coins=coins_text(t, view.seat(view.viewer).coins),
+    )
+    side = view.seat(view.viewer).allegiance
+    if side is not None:
+        text += "\n" + side_text(t, side, view.reserve)
+    return text
+
+
+def side_text(t: Translator, side: Allegiance, reserve: int) -> str:
+    """A Reformation player's own allegiance and the Reserve, under their cards."""
+    mark = ALLEGIANCE_MARKS[side]
+    text = (
+        t.gettext("{mark} You are a Loyalist · 🐷 Reserve: {reserve}")
+        if side is Allegiance.LOYALIST
+        else t.gettext("{mark} You are a Reformist · 🐷 Reserve: {reserve}")
+    )
+    return text.format(mark=mark, reserve=reserve)
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """Whom a prompt asks (from what they may know), in which game and decision context,
+    in which language."""
+
+    t: Translator
+    view: PlayerView
+    game_id: str
+    context: int
+    names: Names
+
+    @property
+    def player_id(self) -> int:
+        """The player asked."""
+        assert self.view.viewer is not None
+        return self.view.viewer
+
+    def button(self, text: str, code: str) -> Button:
+        """A button of this prompt."""
+        return {"text": text, "data": callbacks.pack(self.game_id, self.context, code)}
+
+    def decision_buttons(self, decisions: Sequence[Decision]) -> list[Button]:
+        """One button per decision."""
+        seats = [p.id for p in self.view.seats]
+        return [
+            self.button(decision_label(self.t, d, self.names), callbacks.encode_decision(d, seats))
+            for d in decisions
+        ]
+
+    def screen(self, lines: Sequence[str]) -> Screen:
+        """The prompt's text with a button for each legal decision."""
+        return Screen("\n".join(lines), rows_of(self.decision_buttons(self.view.legal)))
+
+    def hand(self) -> str:
+        """The asked player's cards and coins."""
+        return hand_text(self.t, self.view)
+
+
+def turn_screen(a: Asking) -> Screen:
+    """The turn keyboard: one button per legal action; targeted actions open a picker."""
+    t = a.t
+    legal = a.view.legal
+    if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
+        forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Against whom?")
+        return Screen(a.hand() + "\n" + forced, rows_of(a.decision_buttons(legal)))
+    items: list[Button] = []
+    wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
+    codes: set[str] = set()  # targeted actions appear once, as a button to their picker
+    seats = [p.id for p in a.view.seats]
+    table = VARIANT_ACTIONS[a.view.variant]
+    for d in legal:
+        assert isinstance(d, TakeAction)
+        if table[d.action].targeted:
+            code = callbacks.picker_code(d.action)
+        else:
+            code = callbacks.encode_decision(d, seats)
+        if code not in codes:
+            codes.add(code)
+            button = a.button(ACTION_BUTTONS[d.action](t), code)
+            (wide if d.action in WIDE_ACTIONS else items).append(button)
+    name = a.names.get(a.player_id, "")
+    text = a.hand() + "\n" + t.gettext("▶️ Your move, {name}.").format(name=name)
+    return Screen(text, rows_of(items) + [[b] for b in wide])
+
+
+# Actions whose button is too long to share a row on a phone (Foreign Aid in Georgian).
+WIDE_ACTIONS = frozenset({Action.FOREIGN_AID})
+
+
+def target_screen(a: Asking, action: Action) -> Screen:
+    """The target picker for a targeted action, with a Back button."""
+    t = a.t
+    legal = [d for d in a.view.legal if isinstance(d, TakeAction) and d.action is action]
+    items = a.decision_buttons(legal)
+    if action is Action.CONVERT:
+        # Converting yourself costs 1, another player 2: the buttons say so.
+        seats = [p.id for p in a.view.seats]
+        items = [
+            a.button(convert_label(t, d, a.player_id, a.names), callbacks.encode_decision(d, seats))
+            for d in legal
+        ]
+        prompt = t.gettext(
+            "🔀 Whose side changes? Yourself for 1 coin, another player for 2 "
+            "(the coins go into the Reserve)."
+        )
+    else:
+        # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
+        prompt = t.gettext("{action_gen}: choose a target.").format(
+            action_gen=action_in(t, action, Case.GENITIVE)
+        )
+    items.append(a.button(t.gettext("« Back"), callbacks.BACK))
+    return Screen(a.hand() + "\n" + prompt, rows_of(items))
+
+
+def convert_label(t: Translator, decision: TakeAction, me: int, names: Names) -> str:
+    """A Conversion target's button: yourself, or another player's name (with the cost)."""
+    if decision.target == me:
+        return t.gettext("🔀 Myself (1)")
+    name = names.get(decision.target or 0, str(decision.target))
+    return f"{name} (2)"
+
+
+def response_question(t: Translator, view: PlayerView) -> str:
+    """What a responder is asked, by window."""
+    return answers_question(t, view.awaiting.window, view.legal)
+
+
+def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Challenge / Block as ... / Pass for one responder."""
+    question = response_question(a.t, a.view)
+    screen = a.screen([*context_lines, a.hand(), question])
+    # Challenge has a row of its own here too, as on the group's message: its Georgian label
+    # is as wide as the keep pairs that do not share a row (KEEP_SHARED_ROW_CHARS).
+    legal = a.view.legal
+    challenge = [a.decision_buttons([d]) for d in legal if isinstance(d, Challenge)]
+    others = a.decision_buttons([d for d in legal if not isinstance(d, Challenge)])
+    screen.keyboard = challenge + rows_of(others)
+    return screen
+
+
+def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Choose the card to turn face up."""
+    return a.screen([*context_lines, a.hand(), a.t.gettext("🔻 Choose a card to turn face up:")])
+
+
+def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Choose the cards to keep after an exchange."""
+    t = a.t
+    n = len(a.view.my_cards)
+    screen = a.screen(
+        [
+            *context_lines,
+            cards_line(t, a.view.my_cards),
+            t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
+        ]
+    )
+    items = [b for row in screen.keyboard for b in row]
+    if any(len(b["text"]) > KEEP_SHARED_ROW_CHARS for b in items):  # "Duke + Captain" in ka
+        screen.keyboard = rows_of(items, 1)
+    return screen
+
+
+# The longest label that still fits two to a row on a phone (Georgian; see tests/i18n).
+SHARED_ROW_CHARS = 20
+# Keep pairs are held to less: at Telegram's 15 dp button text a Georgian pair of 17-18
+# characters measures 145-163 dp, the whole half row of a 360 dp phone, where pairs of up
+# to 15 measure 135 dp at most (docs/ka-review-status.md, "Fourth reading").
+KEEP_SHARED_ROW_CHARS = 15
+
+
+def show_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Examine: choose which face-down card to show the examiner (only they will see it)."""
+    actor = a.names.get(a.view.actor or 0, "")
+    question = a.t.gettext("👁 Choose the card to show {actor}; only they will see it:")
+    return a.screen([*context_lines, a.hand(), question.format(actor=actor)])
+
+
+def examine_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
+    """Examine: the examiner sees the card and lets it be kept or forces a swap."""
+    t = a.t
+    target = a.names.get(a.view.target or 0, "")
+    lines = list(context_lines)
+    if a.view.examined is not None:
+        seen = t.gettext("👁 {target} shows you: {character}.").format(
+            target=target, character=character_name(t, a.view.examined)
+        )
+        if seen not in lines:
+            lines.append(seen)
+    question = t.gettext(
+        "Let {target} keep the card, or make them swap it for one from the deck?"
+    ).format(target=target)
+    return a.screen([*lines, a.hand(), question])
