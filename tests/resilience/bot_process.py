@@ -2,6 +2,10 @@
 
 `bot_process run` instead runs the bot the way production does, through tgbot.run.run()
 with every setting from the environment (logging set up, webhook registered).
+
+`bot_process PORT --when-told` is a spare: it imports everything, then waits for a line on
+its standard input before it starts (a restart after a kill -9 then takes what starting the
+bot takes, not what importing Python's packages does).
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from tgbot.run import run, webhook_app
 
 
 def main() -> None:
-    """Serve on the port given as the only argument (or `run`); settings from the environment."""
+    """Serve on the port given as the first argument (or `run`); settings from the environment."""
     os.environ.setdefault("PTB_TIMEDELTA", "1")
     if sys.argv[1] == "run":
         run(load_config())
         return
+    if sys.argv[2:] == ["--when-told"] and not sys.stdin.readline():
+        return  # the test ended without needing this spare
     # Without this, the test's bot.log (this process's stderr) stays empty.
     logging.basicConfig(
         level=logging.WARNING,
