@@ -22,9 +22,10 @@ from .config import Config
 from .rendering.i18n import DEFAULT_LANGUAGE, N_, CatalogError, Catalogs
 from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
+from .storage.clients import cluster_client_if_needed, open_client
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
 from .storage.keys import CHAT_OWNER_PREFIX, Keys
-from .storage.store import Store, cluster_client_if_needed, open_client
+from .storage.store import Store
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
 from .telegram.commands import menus as command_menus
@@ -118,7 +119,9 @@ class Runtime:
             await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
             redis = await cluster_client_if_needed(redis, redis_url)
             store = Store(redis, keys)
-            if moved := await store.adopt_legacy():  # an upgrade keeps games in flight going
+            if (
+                moved := await store.deadlines.adopt_legacy()
+            ):  # an upgrade keeps games in flight going
                 log.warning("moved %d deadlines and pending outboxes into buckets", moved)
             bot = make_bot(config, store)
             await telegram_ready(bot, config.api_base_url, config.startup_wait_s)
@@ -201,10 +204,12 @@ class Runtime:
 
     async def _read_gauges(self) -> None:
         store, now_ms = self.service.store, int(time.time() * 1000)
-        due, late, open_games = await store.deadline_counts(now_ms, metrics.LATE_AFTER_S * 1000)
+        due, late, open_games = await store.deadlines.deadline_counts(
+            now_ms, metrics.LATE_AFTER_S * 1000
+        )
         # Bounded work however many outboxes wait: their number, and the messages of the
         # longest-waiting few (a lower bound of the backlog, which shows it growing).
-        waiting, messages = await store.outbox_gauges(GAUGE_SAMPLE)
+        waiting, messages = await store.outboxes.outbox_gauges(GAUGE_SAMPLE)
         metrics.OUTBOX_GAMES.set(waiting)
         metrics.OUTBOX_MESSAGES.set(messages)
         metrics.DEADLINES_DUE.set(due)

@@ -70,7 +70,6 @@ async def test_refusals_and_notices_reach_each_reader_in_their_language(
         assert unknown["text"] == h.tr("Unknown language.")
 
 
-
 async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
     redis_server_url: str,
 ) -> None:

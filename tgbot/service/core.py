@@ -22,7 +22,9 @@ from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
 from ..storage.keys import chat_owner
-from ..storage.store import Store, Writes
+from ..storage.plan import Writes
+from ..storage.store import Store
+from ..storage.updates import Handling
 from .history import History
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
@@ -95,7 +97,7 @@ class ServiceCore:
 
     async def person_language(self, person: Person) -> str:
         """A person's language: their /language choice, else Telegram's if ka/en, else ka."""
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         return pick_language(prefs.get("lang"), person.language_code)
 
     async def translator_for(self, person: Person) -> Translator:
@@ -104,7 +106,9 @@ class ServiceCore:
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """A group's settings (the defaults where its admins chose nothing)."""
-        return ChatSettings.from_stored(await self.store.chat_settings(chat_id), self.defaults)
+        return ChatSettings.from_stored(
+            await self.store.prefs.chat_settings(chat_id), self.defaults
+        )
 
     async def group_language(self, chat_id: int) -> str:
         """A group's language (Georgian until its admins choose)."""
@@ -118,8 +122,8 @@ class ServiceCore:
         """Store a person's language; the games they are in speak it from the next step."""
         if lang not in LANGUAGES:
             raise UserError(Refusal.UNKNOWN_LANGUAGE, await self.person_language(person))
-        await self.store.set_user_prefs(person.id, lang=lang)
-        game_id = await self.store.get(self.keys.user_game(person.id))
+        await self.store.prefs.set_user_prefs(person.id, lang=lang)
+        game_id = await self.store.commits.get(self.keys.user_game(person.id))
         if game_id:
 
             def build(record: GameRecord, _: dict[str, str | None], __: Writes) -> None:
@@ -138,7 +142,7 @@ class ServiceCore:
         game_id: str,
         change: Callable[[GameRecord, dict[str, str | None], Writes], None],
         extra_watch: tuple[str, ...] = (),
-        update_id: int | None = None,
+        update: Handling | None = None,
         reply: tuple[Origin, Reply] | None = None,
         lang: str | None = None,
     ) -> GameRecord:
@@ -156,7 +160,7 @@ class ServiceCore:
             if raw is None:
                 raise _Skip
             record = GameRecord.from_dict(json.loads(raw))
-            writes = Writes(mark_update=update_id)
+            writes = Writes()
             change(record, seen, writes)
             if reply is not None:  # in the game's outbox: its slot, its transaction
                 writes.send(game_id, reply_op(*reply))
@@ -170,7 +174,7 @@ class ServiceCore:
             return writes
 
         try:
-            await self.store.atomic(watch, build, update_id)
+            await self.store.commits.atomic(watch, build, update=update)
         except _Skip:
             raise UserError(Refusal.GAME_OVER, lang) from None
         await self._committed(game_id)
@@ -191,11 +195,12 @@ class ServiceCore:
         owner = chat_owner(origin.chat_id)
 
         def build(_: dict[str, str | None]) -> Writes:
-            writes = Writes(mark_update=origin.update_id)
+            writes = Writes()
             writes.send(owner, reply_op(origin, reply))
             return writes
 
-        await self.store.atomic([], build, origin.update_id, scope=self.keys.outbox(owner))
+        scope = self.keys.outbox(owner)
+        await self.store.commits.atomic([], build, scope=scope, update=origin.update)
         await self._committed(owner)
 
     def _apply_step(

@@ -8,7 +8,7 @@ import random
 
 from ..ai import choose
 from ..engine import MIN_PLAYERS, view_of
-from ..storage.store import Writes
+from ..storage.plan import Writes
 from . import archive
 from .core import (
     DEADLINE_LEASE_MS,
@@ -74,11 +74,11 @@ class DeadlineRoom(LobbyRoom):
             fired.append(True)
             return writes
 
-        await self.store.atomic([key], build)
+        await self.store.commits.atomic([key], build)
         if fired:
             await self._committed(game_id)
         if finished and not await self.history.settle_if_over(game_id):
-            await self.store.clear_deadline(game_id)  # nothing kept to count
+            await self.store.deadlines.clear_deadline(game_id)  # nothing kept to count
 
     async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
@@ -109,11 +109,11 @@ class DeadlineRoom(LobbyRoom):
             writes.deadline_set[game_id] = min(due)
             return writes
 
-        await self.store.atomic([key], build)
+        await self.store.commits.atomic([key], build)
 
     async def claim_and_fire(self, limit: int = 20) -> int:
         """Fire every deadline that is due (claimed once across processes); return how many."""
-        due = await self.store.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
+        due = await self.store.deadlines.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
         for game_id in due:
             try:
                 await self.fire_deadline(game_id)

@@ -29,7 +29,9 @@ from ..rendering import history as texts
 from ..rendering.i18n import Catalogs, Translator, pick_language
 from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
 from ..storage.keys import chat_owner
-from ..storage.store import Store, Writes
+from ..storage.plan import Writes
+from ..storage.store import Store
+from ..storage.updates import Handling
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
@@ -122,7 +124,7 @@ class History:
         if archive is None:
             return False
         await self.settle(archive)
-        await self.store.clear_deadline(game_id)
+        await self.store.deadlines.clear_deadline(game_id)
         return True
 
     async def settle(self, archive: dict[str, Any]) -> None:
@@ -236,12 +238,14 @@ class History:
             raise self._none_kept(t)
         await self._queue(origin, origin.chat_id, origin.thread_id, self._texts(t, archive, None))
 
-    async def replay_pressed(self, person: Person, data: str, update_id: int) -> CallbackResult:
+    async def replay_pressed(
+        self, person: Person, data: str, update: Handling | None
+    ) -> CallbackResult:
         """The Replay button under a game's summary: its player gets it privately."""
         t = await self._translator(person)
         game_id = data.removeprefix(texts.REPLAY_BUTTON_PREFIX)
         try:
-            await self.replay_for_person(person, Origin(update_id, person.id), game_id)
+            await self.replay_for_person(person, Origin(update, person.id), game_id)
         except UserError as err:
             return CallbackResult(err.said, alert=True)
         return CallbackResult(Said(Notice.REPLAY_SENT, t.language))
@@ -264,7 +268,7 @@ class History:
         return UserError(Refusal.NO_RECORD_KEPT, t.language, days=self.record_ttl_s // DAY_S)
 
     async def _translator(self, person: Person) -> Translator:
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         return self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
 
     async def _queue(
@@ -275,11 +279,12 @@ class History:
         owner = chat_owner(chat_id)
 
         def build(_: dict[str, str | None]) -> Writes:
-            writes = Writes(mark_update=origin.update_id)
+            writes = Writes()
             for text in messages:
                 writes.send(owner, Send(chat_id, text, thread=thread_id, direct=True).to_op())
             return writes
 
         scope = self.store.keys.outbox(owner)
-        await self.store.atomic([], build, origin.update_id, scope=scope)  # Duplicate if seen
+        # Duplicate if seen
+        await self.store.commits.atomic([], build, scope=scope, update=origin.update)
         await self.committed(owner)

@@ -11,7 +11,8 @@ from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
-from ..storage.store import Writes
+from ..storage.plan import Writes
+from ..storage.updates import Handling
 from . import archive
 from .core import (
     ID_ALPHABET,
@@ -77,7 +78,7 @@ class LobbyRoom(ServiceCore):
             variant=settings.variant.value,
         )
 
-    async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> Said:
+    async def play_again(self, old_id: str, person: Person, update: Handling | None = None) -> Said:
         """Play again: a new lobby in the same group with the finished game's players.
 
         Everyone who can still be written to and is not in another game is listed at once
@@ -85,7 +86,7 @@ class LobbyRoom(ServiceCore):
         any lobby. Whoever pressed opens it. The old message loses its button.
         """
         lang = await self.person_language(person)
-        raw = await self.store.get_json(self.keys.game(old_id))
+        raw = await self.store.commits.get_json(self.keys.game(old_id), update)
         if raw is None:
             raise UserError(Refusal.GAME_OVER, lang)
         old = GameRecord.from_dict(raw)
@@ -94,7 +95,7 @@ class LobbyRoom(ServiceCore):
         if old.seat(person.id) is None:
             raise UserError(Refusal.NOT_A_PLAYER_OF_FINISHED, lang)
         record = await self._new_record(old.chat_id, old.thread_id, person.id)
-        prefs = {s.id: await self.store.user_prefs(s.id) for s in old.humans()}
+        prefs = {s.id: await self.store.prefs.user_prefs(s.id) for s in old.humans()}
         group_t = self.catalogs.get(old.lang)
         chat_key = self.keys.chat_game(old.chat_id)
         user_keys = {s.id: self.keys.user_game(s.id) for s in old.humans()}
@@ -107,7 +108,7 @@ class LobbyRoom(ServiceCore):
         def build(seen: dict[str, str | None]) -> Writes:
             if seen[chat_key]:
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            writes = Writes(mark_update=update_id)
+            writes = Writes()
             record.players = []
             for seat in old.players:
                 if seat.ai:
@@ -141,7 +142,7 @@ class LobbyRoom(ServiceCore):
             writes.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
 
-        await self.store.atomic(watch, build, update_id)
+        await self.store.commits.atomic(watch, build, update=update)
         log.info(
             "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
         )
@@ -151,14 +152,14 @@ class LobbyRoom(ServiceCore):
         return Said(Notice.NEW_GAME_OPENED, lang)
 
     async def new_game(
-        self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
+        self, chat_id: int, thread_id: int | None, person: Person, update: Handling | None = None
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
         lang = await self.group_language(chat_id)
-        existing = await self.store.get(self.keys.chat_game(chat_id))
+        existing = await self.store.commits.get(self.keys.chat_game(chat_id))
         if existing:
             raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         record = await self._new_record(chat_id, thread_id, person.id)
         game_id, now = record.id, record.created_ms
         chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
@@ -168,7 +169,7 @@ class LobbyRoom(ServiceCore):
         def build(seen: dict[str, str | None]) -> Writes:
             if seen[chat_key]:
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            writes = Writes(mark_update=update_id)
+            writes = Writes()
             if prefs.get("dm") == "1" and not seen[user_key]:
                 record.players.append(
                     Seat(
@@ -190,7 +191,7 @@ class LobbyRoom(ServiceCore):
             writes.deadline_set[game_id] = record.deadline_ms or now
             return writes
 
-        await self.store.atomic(watch, build, update_id)
+        await self.store.commits.atomic(watch, build, update=update)
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self._committed(game_id)
         return None
@@ -199,7 +200,7 @@ class LobbyRoom(ServiceCore):
         self,
         game_id: str,
         person: Person,
-        update_id: int | None = None,
+        update: Handling | None = None,
         reply_to: Origin | None = None,
         lead: str = "",
     ) -> Said:
@@ -207,7 +208,7 @@ class LobbyRoom(ServiceCore):
 
         With `reply_to`, the confirmation (after `lead`) is also queued as the reply there.
         """
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         lang = pick_language(prefs.get("lang"), person.language_code)
         if prefs.get("dm") != "1":
             raise NeedsStart(game_id)
@@ -232,14 +233,14 @@ class LobbyRoom(ServiceCore):
         if reply_to is not None:
             text = notices.say(self.catalogs.get(lang), joined)
             reply = (reply_to, Reply(_joined(lead, text)))
-        await self._mutate(game_id, change, (user_key,), update_id, reply, lang)
+        await self._mutate(game_id, change, (user_key,), update, reply, lang)
         return joined
 
     async def leave_lobby_or_game(
         self,
         game_id: str,
         person: Person,
-        update_id: int | None = None,
+        update: Handling | None = None,
         reply_to: Origin | None = None,
     ) -> Said:
         """Leave a lobby, or a running game (all your cards turn face up).
@@ -272,11 +273,11 @@ class LobbyRoom(ServiceCore):
         reply = None
         if reply_to is not None:
             reply = (reply_to, Reply(notices.say(self.catalogs.get(lang), left)))
-        await self._mutate(game_id, change, (), update_id, reply, lang)
+        await self._mutate(game_id, change, (), update, reply, lang)
         return left
 
     async def start_game(
-        self, game_id: str, person: Person | None, update_id: int | None = None
+        self, game_id: str, person: Person | None, update: Handling | None = None
     ) -> None:
         """Start a lobby now (a player's request, or its timer with `person` None)."""
         lang = None if person is None else await self.person_language(person)
@@ -292,10 +293,10 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.NO_HUMAN, lang)
             self._start(record, writes)
 
-        await self._mutate(game_id, change, (), update_id, lang=lang)
+        await self._mutate(game_id, change, (), update, lang=lang)
 
     async def change_ai(
-        self, game_id: str, person: Person, add: bool, update_id: int | None = None
+        self, game_id: str, person: Person, add: bool, update: Handling | None = None
     ) -> Said:
         """The lobby's creator adds or removes an AI player."""
         lang = await self.person_language(person)
@@ -319,7 +320,7 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
             writes.send(record.id, self._lobby_edit(record))
 
-        await self._mutate(game_id, change, (), update_id, lang=lang)
+        await self._mutate(game_id, change, (), update, lang=lang)
         return Said(Notice.AI_CHANGED, lang)
 
     def _start(self, record: GameRecord, writes: Writes) -> None:
@@ -347,11 +348,11 @@ class LobbyRoom(ServiceCore):
         game_id: str,
         person: Person,
         is_admin: AdminCheck = _never_admin,
-        update_id: int | None = None,
+        update: Handling | None = None,
     ) -> None:
         """Cancel a game (its creator or an admin of the game's group)."""
         lang = await self.person_language(person)
-        raw = await self.store.get_json(self.keys.game(game_id))
+        raw = await self.store.commits.get_json(self.keys.game(game_id), update)
         creator = raw is not None and raw.get("creator") == person.id
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
@@ -361,7 +362,7 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.GAME_OVER, lang)
             self._cancel(record, writes)
 
-        await self._mutate(game_id, change, (), update_id, lang=lang)
+        await self._mutate(game_id, change, (), update, lang=lang)
 
     def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
         group_t = self.catalogs.get(record.lang)
@@ -397,7 +398,7 @@ class LobbyRoom(ServiceCore):
 
     async def chat_closed(self, chat_id: int) -> None:
         """The bot was removed from a group: cancel its game, telling its players privately."""
-        game_id = await self.store.get(self.keys.chat_game(chat_id))
+        game_id = await self.store.commits.get(self.keys.chat_game(chat_id))
         if not game_id:
             return
 
@@ -416,10 +417,10 @@ class LobbyRoom(ServiceCore):
         can edit any more), so the game shows its lobby or turn message there anew, and
         edits that one from then on; the buttons left in the old group are refused (a
         press counts only in the game's chat)."""
-        game_id = await self.store.get(self.keys.chat_game(old_chat_id))
+        game_id = await self.store.commits.get(self.keys.chat_game(old_chat_id))
         if game_id:
             # Readdressed first, so that the message shown anew comes after all of them.
-            await self.store.outbox_move_chat(game_id, old_chat_id, new_chat_id)
+            await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
 
             def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
                 if record.chat_id != old_chat_id:
@@ -438,9 +439,9 @@ class LobbyRoom(ServiceCore):
 
             with contextlib.suppress(UserError):
                 await self._mutate(game_id, change)
-        settings = await self.store.chat_settings(old_chat_id)
+        settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
-            await self.store.set_chat_settings(new_chat_id, **settings)
+            await self.store.prefs.set_chat_settings(new_chat_id, **settings)
 
     def join_link(self, game_id: str) -> str:
         """The deep link that opens the bot privately and joins the lobby at Start."""
@@ -451,25 +452,25 @@ class LobbyRoom(ServiceCore):
         person: Person,
         pressed: buttons.ButtonPress,
         lang: str,
-        update_id: int | None,
+        update: Handling | None,
         is_admin: AdminCheck,
     ) -> CallbackResult:
         try:
             if pressed.code == buttons.AGAIN:
-                return CallbackResult(await self.play_again(pressed.game_id, person, update_id))
+                return CallbackResult(await self.play_again(pressed.game_id, person, update))
             if pressed.code == buttons.LOBBY_JOIN:
-                return CallbackResult(await self.join(pressed.game_id, person, update_id))
+                return CallbackResult(await self.join(pressed.game_id, person, update))
             if pressed.code == buttons.LOBBY_LEAVE:
                 return CallbackResult(
-                    await self.leave_lobby_or_game(pressed.game_id, person, update_id)
+                    await self.leave_lobby_or_game(pressed.game_id, person, update)
                 )
             if pressed.code == buttons.LOBBY_START:
-                await self.start_game(pressed.game_id, person, update_id)
+                await self.start_game(pressed.game_id, person, update)
                 return CallbackResult(Said(Notice.STARTING, lang))
             if pressed.code in (buttons.LOBBY_ADD_AI, buttons.LOBBY_REMOVE_AI):
                 add = pressed.code == buttons.LOBBY_ADD_AI
-                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
-            await self.cancel(pressed.game_id, person, is_admin, update_id)
+                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update))
+            await self.cancel(pressed.game_id, person, is_admin, update)
             return CallbackResult(Said(Notice.CANCELLED, lang))
         except NeedsStart:
             return CallbackResult(url=self.join_link(pressed.game_id))
@@ -483,13 +484,13 @@ class LobbyRoom(ServiceCore):
 
         The welcome (and the join's outcome) is queued as the reply to `origin`, if given.
         """
-        await self.store.set_user_prefs(person.id, dm="1", name=person.name)
+        await self.store.prefs.set_user_prefs(person.id, dm="1", name=person.name)
         t = await self.translator_for(person)
         text = ui.start_text(t)
         if payload and JOIN_PAYLOAD.fullmatch(payload):
-            update_id = None if origin is None else origin.update_id
+            update = None if origin is None else origin.update
             try:
-                await self.join(payload[1:], person, update_id, origin, lead=text)
+                await self.join(payload[1:], person, update, origin, lead=text)
                 return
             except UserError as err:  # in the language the refusal was resolved in
                 text = _joined(text, notices.say(self.catalogs.get(err.said.lang), err.said))

@@ -7,7 +7,9 @@ from typing import Any
 from ..engine import IllegalDecision, view_of
 from ..rendering import buttons, ui
 from ..rendering.i18n import pick_language
-from ..storage.store import Duplicate, Writes, applied
+from ..storage.commit import Duplicate
+from ..storage.plan import Writes, applied
+from ..storage.updates import Handling, update_id_of
 from . import archive
 from .core import (
     AdminCheck,
@@ -31,7 +33,7 @@ class PlayRoom(LobbyRoom):
         self,
         person: Person,
         data: str,
-        update_id: int | None = None,
+        update: Handling | None = None,
         is_admin: AdminCheck = _never_admin,
         chat_id: int | None = None,
     ) -> CallbackResult:
@@ -45,20 +47,21 @@ class PlayRoom(LobbyRoom):
         except buttons.BadButton:
             return _refused(Refusal.NOT_VALID, await self.person_language(person), alert=True)
         # The record and the presser's language in one round trip.
-        raw, prefs = await self.store.get_json_and_prefs(self.keys.game(pressed.game_id), person.id)
+        key = self.keys.game(pressed.game_id)
+        raw, prefs = await self.store.commits.get_json_and_prefs(key, person.id, update)
         lang = pick_language(prefs.get("lang"), person.language_code)
         invalid = _refused(Refusal.NOT_VALID, lang, alert=True)
         if raw is None:
             return _refused(Refusal.GAME_OVER, lang)
-        if applied(raw, update_id):
+        if applied(raw, update_id_of(update)):
             raise Duplicate
         record = GameRecord.from_dict(raw)
         if pressed.code in buttons.LOBBY_CODES:
             if chat_id != record.chat_id:
                 return invalid
-            return await self._lobby_press(person, pressed, lang, update_id, is_admin)
+            return await self._lobby_press(person, pressed, lang, update, is_admin)
         if chat_id == record.chat_id and buttons.is_answer(pressed.code):
-            return await self._table_answer(person, record, pressed, lang, update_id)
+            return await self._table_answer(person, record, pressed, lang, update)
         if chat_id != person.id:
             return invalid
         if record.status != PLAYING:
@@ -82,9 +85,7 @@ class PlayRoom(LobbyRoom):
             decision = buttons.decode_decision(pressed.code, [p.id for p in game.players])
         except buttons.BadButton:
             return invalid
-        return await self._decide(
-            pressed.game_id, pressed.context, person, decision, lang, update_id
-        )
+        return await self._decide(pressed.game_id, pressed.context, person, decision, lang, update)
 
     async def _table_answer(
         self,
@@ -92,7 +93,7 @@ class PlayRoom(LobbyRoom):
         record: GameRecord,
         pressed: buttons.ButtonPress,
         lang: str,
-        update_id: int | None,
+        update: Handling | None,
     ) -> CallbackResult:
         """An answer pressed on the group's turn message: only by a player who may give it;
         anyone else gets a short toast and nothing changes."""
@@ -112,7 +113,7 @@ class PlayRoom(LobbyRoom):
         if decision not in view_of(game, person.id).legal:
             return _refused(Refusal.CANNOT_ANSWER_THAT_WAY, lang)
         return await self._decide(
-            pressed.game_id, pressed.context, person, decision, lang, update_id, table=True
+            pressed.game_id, pressed.context, person, decision, lang, update, table=True
         )
 
     async def _decide(
@@ -122,7 +123,7 @@ class PlayRoom(LobbyRoom):
         person: Person,
         decision: Any,
         lang: str,
-        update_id: int | None,
+        update: Handling | None,
         table: bool = False,
     ) -> CallbackResult:
         def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
@@ -138,7 +139,7 @@ class PlayRoom(LobbyRoom):
             self._apply_step(record, game, events, writes)
 
         try:
-            await self._mutate(game_id, change, (), update_id, lang=lang)
+            await self._mutate(game_id, change, (), update, lang=lang)
         except UserError as err:
             return CallbackResult(err.said, alert=not table)
         return CallbackResult(Said(Notice.DECIDED, lang))
