@@ -17,10 +17,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..config import DAY_S, Deadlines
+from ..config import Deadlines
 from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
+from ..storage.games import GameTx
 from ..storage.keys import chat_owner
 from ..storage.plan import Writes
 from ..storage.store import Store
@@ -28,7 +29,7 @@ from ..storage.updates import Handling
 from .history import History
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
-from .records import CANCELLED, GAME_ID, OVER, GameRecord
+from .records import GAME_ID, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
 from .settings import ChatSettings
 from .step_messages import (
@@ -38,8 +39,6 @@ from .step_messages import (
 log = logging.getLogger(__name__)
 
 ID_ALPHABET = string.ascii_lowercase + string.digits
-RECORD_TTL_S = 7 * DAY_S  # an untouched game is dropped after a week
-FINISHED_TTL_S = DAY_S
 DEADLINE_LEASE_MS = 30_000
 JOIN_PAYLOAD = re.compile(rf"j{GAME_ID}")  # /start j<game id>, the lobby's deep link
 
@@ -126,7 +125,7 @@ class ServiceCore:
         game_id = await self.store.commits.get(self.keys.user_game(person.id))
         if game_id:
 
-            def build(record: GameRecord, _: dict[str, str | None], __: Writes) -> None:
+            def build(record: GameRecord, _: dict[str, str | None], __: GameTx) -> None:
                 seat = record.seat(person.id)
                 if seat is not None:
                     seat.lang = lang
@@ -140,7 +139,7 @@ class ServiceCore:
     async def _mutate(
         self,
         game_id: str,
-        change: Callable[[GameRecord, dict[str, str | None], Writes], None],
+        change: Callable[[GameRecord, dict[str, str | None], GameTx], None],
         extra_watch: tuple[str, ...] = (),
         update: Handling | None = None,
         reply: tuple[Origin, Reply] | None = None,
@@ -155,23 +154,18 @@ class ServiceCore:
         result: list[GameRecord] = []
         watch = [key, *extra_watch]
 
-        def build(seen: dict[str, str | None]) -> Writes:
+        def build(seen: dict[str, str | None]) -> GameTx:
             raw = seen[key]
             if raw is None:
                 raise _Skip
             record = GameRecord.from_dict(json.loads(raw))
-            writes = Writes()
-            change(record, seen, writes)
+            tx = GameTx(keys=self.keys, game_id=game_id)
+            change(record, seen, tx)
             if reply is not None:  # in the game's outbox: its slot, its transaction
-                writes.send(game_id, reply_op(*reply))
-            record.rev += 1
-            writes.set_json[key] = record.to_dict()
-            if record.status in (OVER, CANCELLED):
-                writes.expire[key] = FINISHED_TTL_S
-            else:
-                writes.expire[key] = RECORD_TTL_S
+                tx.send(game_id, reply_op(*reply))
+            tx.save(record)
             result[:] = [record]
-            return writes
+            return tx
 
         try:
             await self.store.commits.atomic(watch, build, update=update)
@@ -203,20 +197,17 @@ class ServiceCore:
         await self.store.commits.atomic([], build, scope=scope, update=origin.update)
         await self._committed(owner)
 
-    def _apply_step(
-        self, record: GameRecord, game: Game, events: list[Any], writes: Writes
-    ) -> None:
+    def _apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
         self.history.tally_claims(record, events)  # issue 19 hook: the public claim tracker
         bluffs = self.history.bluffs_revealed(record, game, now) if game.over else None
         plan = self.messages.build(record, game, events, now, bluffs)
-        for op in plan.ops:
-            writes.send(record.id, op.to_op())
+        tx.send_all([op.to_op() for op in plan.ops])
         record.engine = game_to_dict(game)
         if game.over:
-            self._finish(record, writes, OVER)
-            self.history.game_over(record, game, writes, now)  # issue 19: keep and count it
+            self._finish(record, tx, OVER)
+            self.history.game_over(record, game, tx, now)  # issue 19: keep and count it
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
             return
         record.ai_due_ms = None
@@ -226,7 +217,7 @@ class ServiceCore:
             record.ai_due_ms = now + pause
         due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
         if due:
-            writes.deadline_set[record.id] = min(due)
+            tx.arm_deadline(min(due))
 
     def _lobby_screen(self, record: GameRecord) -> ui.Screen:
         t = self.catalogs.get(record.lang)
@@ -235,14 +226,11 @@ class ServiceCore:
         names = [s.name for s in record.players]
         return ui.lobby_screen(t, record.id, creator, names, left, record.game_variant())
 
-    def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
+    def _finish(self, record: GameRecord, tx: GameTx, status: str) -> None:
         record.status = status
         record.deadline_ms = None
         record.prompts = {}
-        writes.deadline_clear.append(record.id)
-        writes.delete.append(self.keys.chat_game(record.chat_id))
-        writes.delete.extend(self.keys.user_game(s.id) for s in record.players)
-        writes.expire[self.keys.messages(record.id)] = FINISHED_TTL_S
+        tx.close(record.chat_id, [s.id for s in record.players])
 
 
 class NeedsStart(Exception):

@@ -8,15 +8,11 @@ import random
 
 from ..ai import choose
 from ..engine import MIN_PLAYERS, view_of
-from ..storage.plan import Writes
+from ..storage.games import GameTx
 from . import archive
-from .core import (
-    DEADLINE_LEASE_MS,
-    FINISHED_TTL_S,
-    RECORD_TTL_S,
-)
+from .core import DEADLINE_LEASE_MS
 from .lobby import LobbyRoom
-from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord
+from .records import LOBBY, OVER, PLAYING, GameRecord
 
 log = logging.getLogger(__name__)
 
@@ -32,28 +28,28 @@ class DeadlineRoom(LobbyRoom):
         fired: list[bool] = []
         finished: list[bool] = []
 
-        def build(seen: dict[str, str | None]) -> Writes:
+        def build(seen: dict[str, str | None]) -> GameTx:
             raw = seen[key]
-            writes = Writes()
+            tx = GameTx(keys=self.keys, game_id=game_id)
             record = None if raw is None else GameRecord.from_dict(json.loads(raw))
             if record is None or record.status == OVER:
                 # Counted below, from its kept record if there is one (the game's state may
                 # be gone before it). Its deadline stays armed until then: a crash before
                 # the count fires it again.
                 finished.append(True)
-                return writes
+                return tx
             if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
-                writes.deadline_clear.append(game_id)
-                return writes
+                tx.clear_deadline()
+                return tx
             due = min(d for d in (record.deadline_ms, record.ai_due_ms) if d is not None)
             if due > now:  # the game moved on since: re-arm its real deadline
-                writes.deadline_set[game_id] = due
-                return writes
+                tx.arm_deadline(due)
+                return tx
             if record.status == LOBBY:
                 if len(record.players) >= MIN_PLAYERS and record.humans():
-                    self._start(record, writes)
+                    self._start(record, tx)
                 else:
-                    self._cancel(record, writes, "empty")
+                    self._cancel(record, tx, "empty")
             else:
                 game = record.game()
                 ai = [p for p in game.awaiting().players if p in record.ai_ids()]
@@ -65,14 +61,10 @@ class DeadlineRoom(LobbyRoom):
                 else:
                     events = game.apply_timeout()
                     archive.note_move(record, now, None, None)  # issue 19 hook
-                self._apply_step(record, game, events, writes)
-            record.rev += 1
-            writes.set_json[key] = record.to_dict()
-            writes.expire[key] = (
-                FINISHED_TTL_S if record.status in (OVER, CANCELLED) else RECORD_TTL_S
-            )
+                self._apply_step(record, game, events, tx)
+            tx.save(record)
             fired.append(True)
-            return writes
+            return tx
 
         await self.store.commits.atomic([key], build)
         if fired:
@@ -87,11 +79,11 @@ class DeadlineRoom(LobbyRoom):
         key = self.keys.game(game_id)
         due_ms = self.now_ms() + 1000 * seconds
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            writes = Writes()
+        def build(seen: dict[str, str | None]) -> GameTx:
+            tx = GameTx(keys=self.keys, game_id=game_id)
             raw = seen[key]
             if raw is None:
-                return writes
+                return tx
             record = GameRecord.from_dict(json.loads(raw))
             first = record.delivered != context
             if (
@@ -100,14 +92,13 @@ class DeadlineRoom(LobbyRoom):
                 or record.deadline_ms is None
                 or (record.deadline_ms >= due_ms and not first)
             ):
-                return writes
-            record.deadline_ms = due_ms  # not a step of the game: rev stays
+                return tx
+            record.deadline_ms = due_ms
             record.delivered = context
-            writes.set_json[key] = record.to_dict()
-            writes.expire[key] = RECORD_TTL_S
+            tx.save(record, step=False)  # not a step of the game: rev stays
             due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
-            writes.deadline_set[game_id] = min(due)
-            return writes
+            tx.arm_deadline(min(due))
+            return tx
 
         await self.store.commits.atomic([key], build)
 

@@ -27,6 +27,7 @@ from ..engine import Game
 from ..engine import events as ev
 from ..rendering import history as texts
 from ..rendering.i18n import Catalogs, Translator, pick_language
+from ..storage.games import GameTx
 from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
 from ..storage.keys import chat_owner
 from ..storage.plan import Writes
@@ -103,17 +104,15 @@ class History:
         claims = [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
         return texts.bluff_summary(t, claims, replayed.names())
 
-    def game_over(self, record: GameRecord, game: Game, writes: Writes, now_ms: int) -> None:
+    def game_over(self, record: GameRecord, game: Game, tx: GameTx, now_ms: int) -> None:
         """Store the game's record and arm the counting of the game.
 
         Called in the game's last transaction, after the game was closed (_finish).
         """
         key = self.records.keys.archive(record.id)
-        writes.set_str[key] = encode_archive(archive_of(record, game, now_ms))
-        writes.expire[key] = self.record_ttl_s
+        tx.keep(key, encode_archive(archive_of(record, game, now_ms)), self.record_ttl_s)
         # The deadline (closed by _finish) fires at once, to count the game (settle_if_over).
-        writes.deadline_clear = [g for g in writes.deadline_clear if g != record.id]
-        writes.deadline_set[record.id] = now_ms
+        tx.arm_deadline(now_ms)
 
     # ---- after it: counting, once per scope --------------------------------------------
 

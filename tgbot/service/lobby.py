@@ -11,13 +11,12 @@ from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
-from ..storage.plan import Writes
+from ..storage.games import GameTx
 from ..storage.updates import Handling
 from . import archive
 from .core import (
     ID_ALPHABET,
     JOIN_PAYLOAD,
-    RECORD_TTL_S,
     AdminCheck,
     NeedsStart,
     ServiceCore,
@@ -105,10 +104,10 @@ class LobbyRoom(ServiceCore):
         # button, and a press then hears that a game is open in the group.
         watch = [self.keys.game(record.id), chat_key, *user_keys.values()]
 
-        def build(seen: dict[str, str | None]) -> Writes:
+        def build(seen: dict[str, str | None]) -> GameTx:
             if seen[chat_key]:
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            writes = Writes()
+            tx = GameTx(keys=self.keys, game_id=record.id)
             record.players = []
             for seat in old.players:
                 if seat.ai:
@@ -118,28 +117,25 @@ class LobbyRoom(ServiceCore):
                 if mine.get("dm") != "1" or seen[user_keys[seat.id]]:
                     continue  # cannot get cards privately, or already in another game
                 record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
-                writes.set_str[user_keys[seat.id]] = record.id
-                writes.expire[user_keys[seat.id]] = RECORD_TTL_S
-            writes.set_str[chat_key] = record.id
-            writes.expire[chat_key] = RECORD_TTL_S
+                tx.claim_player(seat.id)
+            tx.claim_chat(old.chat_id)
             screen = self._lobby_screen(record)
-            writes.send(
+            tx.send(
                 record.id,
                 group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op(),
             )
-            writes.set_json[self.keys.game(record.id)] = record.to_dict()
-            writes.expire[self.keys.game(record.id)] = RECORD_TTL_S
-            writes.deadline_set[record.id] = record.deadline_ms or record.created_ms
-            return writes
+            tx.save(record, step=False)
+            tx.arm_deadline(record.deadline_ms or record.created_ms)
+            return tx
 
-        def close_old(finished: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def close_old(finished: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             """The finished game's message keeps its story and its Replay, loses Play again."""
             if finished.turn_ref is None:
                 return  # another press closed it already
             again = notices.new_game_opened_by(group_t, person.name)
             text = "\n".join([*finished.story, "", again])
             replay = history_texts.replay_button(group_t, old_id)
-            writes.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
+            tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
 
         await self.store.commits.atomic(watch, build, update=update)
@@ -166,10 +162,10 @@ class LobbyRoom(ServiceCore):
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
         watch = [self.keys.game(game_id), chat_key, user_key]
 
-        def build(seen: dict[str, str | None]) -> Writes:
+        def build(seen: dict[str, str | None]) -> GameTx:
             if seen[chat_key]:
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            writes = Writes()
+            tx = GameTx(keys=self.keys, game_id=game_id)
             if prefs.get("dm") == "1" and not seen[user_key]:
                 record.players.append(
                     Seat(
@@ -178,18 +174,13 @@ class LobbyRoom(ServiceCore):
                         pick_language(prefs.get("lang"), person.language_code),
                     )
                 )
-                writes.set_str[user_key] = game_id
-                writes.expire[user_key] = RECORD_TTL_S
-            writes.set_str[chat_key] = game_id
-            writes.expire[chat_key] = RECORD_TTL_S
+                tx.claim_player(person.id)
+            tx.claim_chat(chat_id)
             screen = self._lobby_screen(record)
-            writes.send(
-                game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op()
-            )
-            writes.set_json[self.keys.game(game_id)] = record.to_dict()
-            writes.expire[self.keys.game(game_id)] = RECORD_TTL_S
-            writes.deadline_set[game_id] = record.deadline_ms or now
-            return writes
+            tx.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
+            tx.save(record, step=False)
+            tx.arm_deadline(record.deadline_ms or now)
+            return tx
 
         await self.store.commits.atomic(watch, build, update=update)
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
@@ -214,7 +205,7 @@ class LobbyRoom(ServiceCore):
             raise NeedsStart(game_id)
         user_key = self.keys.user_game(person.id)
 
-        def change(record: GameRecord, seen: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, seen: dict[str, str | None], tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if record.seat(person.id):
@@ -224,9 +215,8 @@ class LobbyRoom(ServiceCore):
             if len(record.players) >= MAX_PLAYERS:
                 raise UserError(Refusal.GAME_FULL, lang)
             record.players.append(Seat(person.id, person.name, lang))
-            writes.set_str[user_key] = record.id
-            writes.expire[user_key] = RECORD_TTL_S
-            writes.send(record.id, self._lobby_edit(record))
+            tx.claim_player(person.id)
+            tx.send(record.id, self._lobby_edit(record))
 
         joined = Said(Notice.JOINED, lang)
         reply = None
@@ -249,14 +239,14 @@ class LobbyRoom(ServiceCore):
         """
         lang = await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             seat = record.seat(person.id)
             if seat is None:
                 raise UserError(Refusal.NOT_IN_GAME, lang)
             if record.status == LOBBY:
                 record.players.remove(seat)
-                writes.delete.append(self.keys.user_game(person.id))
-                writes.send(record.id, self._lobby_edit(record))
+                tx.release_player(person.id)
+                tx.send(record.id, self._lobby_edit(record))
                 return
             if record.status != PLAYING:
                 raise UserError(Refusal.GAME_OVER, lang)
@@ -266,8 +256,8 @@ class LobbyRoom(ServiceCore):
             except IllegalDecision:
                 raise UserError(Refusal.ALREADY_OUT, lang) from None
             archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)  # issue 19 hook
-            writes.delete.append(self.keys.user_game(person.id))
-            self._apply_step(record, game, events, writes)
+            tx.release_player(person.id)
+            self._apply_step(record, game, events, tx)
 
         left = Said(Notice.LEFT, lang)
         reply = None
@@ -282,7 +272,7 @@ class LobbyRoom(ServiceCore):
         """Start a lobby now (a player's request, or its timer with `person` None)."""
         lang = None if person is None else await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person is not None and record.seat(person.id) is None:
@@ -291,7 +281,7 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.TOO_FEW_PLAYERS, lang)
             if not record.humans():
                 raise UserError(Refusal.NO_HUMAN, lang)
-            self._start(record, writes)
+            self._start(record, tx)
 
         await self._mutate(game_id, change, (), update, lang=lang)
 
@@ -301,7 +291,7 @@ class LobbyRoom(ServiceCore):
         """The lobby's creator adds or removes an AI player."""
         lang = await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person.id != record.creator:
@@ -318,12 +308,12 @@ class LobbyRoom(ServiceCore):
                 record.players.remove(ais[-1])
             else:
                 raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
-            writes.send(record.id, self._lobby_edit(record))
+            tx.send(record.id, self._lobby_edit(record))
 
         await self._mutate(game_id, change, (), update, lang=lang)
         return Said(Notice.AI_CHANGED, lang)
 
-    def _start(self, record: GameRecord, writes: Writes) -> None:
+    def _start(self, record: GameRecord, tx: GameTx) -> None:
         record.seed = self.new_seed()
         game, events = Game.new(
             [s.id for s in record.players],
@@ -335,7 +325,7 @@ class LobbyRoom(ServiceCore):
         # The lobby message becomes the first turn's: who plays, the table, who moves first.
         record.story = []
         record.turn_ref = LOBBY_REF
-        self._apply_step(record, game, events, writes)
+        self._apply_step(record, game, events, tx)
         log.info(
             "game %s started in chat %s with %d players",
             record.id,
@@ -357,30 +347,30 @@ class LobbyRoom(ServiceCore):
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             if record.status not in (LOBBY, PLAYING):
                 raise UserError(Refusal.GAME_OVER, lang)
-            self._cancel(record, writes)
+            self._cancel(record, tx)
 
         await self._mutate(game_id, change, (), update, lang=lang)
 
-    def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
+    def _cancel(self, record: GameRecord, tx: GameTx, reason: str = "cancelled") -> None:
         group_t = self.catalogs.get(record.lang)
         text = ui.lobby_closed_text(group_t, reason, [s.name for s in record.players])
         if record.status == LOBBY:
-            writes.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
+            tx.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
         elif record.turn_ref is not None:
             # The turn message still says who must decide (or offers answers): it closes
             # with the news instead, so no expired waiting line or live button stays.
             story = "\n".join([*record.story, "", text])
-            writes.send(record.id, group_edit(record, record.turn_ref, story).to_op())
+            tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
-            writes.send(record.id, group_send(record, text, TURN_REF).to_op())
-        self._tell_everyone(record, writes, reason)
-        self._finish(record, writes, CANCELLED)
+            tx.send(record.id, group_send(record, text, TURN_REF).to_op())
+        self._tell_everyone(record, tx, reason)
+        self._finish(record, tx, CANCELLED)
         log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)
 
-    def _tell_everyone(self, record: GameRecord, writes: Writes, reason: str) -> None:
+    def _tell_everyone(self, record: GameRecord, tx: GameTx, reason: str) -> None:
         """Each person in the game reads privately that it is over: their open prompt is
         edited to say so (no live buttons stay), else a short message is sent."""
         for seat in record.humans():
@@ -394,7 +384,7 @@ class LobbyRoom(ServiceCore):
                 op = Send(seat.id, text, fallback=None if reason == "removed" else fallback)
             else:
                 continue  # a lobby that closed: the group saw it, nobody was dealt cards
-            writes.send(record.id, op.to_op())
+            tx.send(record.id, op.to_op())
 
     async def chat_closed(self, chat_id: int) -> None:
         """The bot was removed from a group: cancel its game, telling its players privately."""
@@ -402,10 +392,10 @@ class LobbyRoom(ServiceCore):
         if not game_id:
             return
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             if record.status in (LOBBY, PLAYING):
-                self._tell_everyone(record, writes, "removed")
-                self._finish(record, writes, CANCELLED)
+                self._tell_everyone(record, tx, "removed")
+                self._finish(record, tx, CANCELLED)
                 log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
 
         with contextlib.suppress(UserError):
@@ -422,12 +412,12 @@ class LobbyRoom(ServiceCore):
             # Readdressed first, so that the message shown anew comes after all of them.
             await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
 
-            def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
                 if record.chat_id != old_chat_id:
                     return  # moved already (the sender and the service message both say so)
                 record.chat_id = new_chat_id
-                writes.delete.append(self.keys.chat_game(old_chat_id))
-                writes.set_str[self.keys.chat_game(new_chat_id)] = record.id
+                tx.release_chat(old_chat_id)
+                tx.claim_chat(new_chat_id)
                 shown: Edit | None = None
                 if record.status == LOBBY:
                     screen = self._lobby_screen(record)
@@ -435,7 +425,7 @@ class LobbyRoom(ServiceCore):
                 elif record.status == PLAYING:
                     shown = self.messages.turn_as_it_stands(record, record.game(), self.now_ms())
                 if shown is not None:
-                    writes.send(record.id, shown.to_op())
+                    tx.send(record.id, shown.to_op())
 
             with contextlib.suppress(UserError):
                 await self._mutate(game_id, change)

@@ -8,7 +8,8 @@ from ..engine import IllegalDecision, view_of
 from ..rendering import buttons, ui
 from ..rendering.i18n import pick_language
 from ..storage.commit import Duplicate
-from ..storage.plan import Writes, applied
+from ..storage.games import GameTx
+from ..storage.plan import applied
 from ..storage.updates import Handling, update_id_of
 from . import archive
 from .core import (
@@ -126,7 +127,7 @@ class PlayRoom(LobbyRoom):
         update: Handling | None,
         table: bool = False,
     ) -> CallbackResult:
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
             current = record.table_context if table else record.prompts.get(person.id)
             if record.status != PLAYING or current != context:
                 raise UserError(Refusal.OUT_OF_DATE, lang)
@@ -136,7 +137,7 @@ class PlayRoom(LobbyRoom):
             except IllegalDecision as err:
                 raise UserError(engine_refusal(err.reason), lang) from None
             archive.note_move(record, self.now_ms(), person.id, decision)  # issue 19 hook
-            self._apply_step(record, game, events, writes)
+            self._apply_step(record, game, events, tx)
 
         try:
             await self._mutate(game_id, change, (), update, lang=lang)
