@@ -78,7 +78,7 @@ async def make_game(
     for p in people:
         await store.prefs.set_user_prefs(p.id, dm="1", lang="ka", name=p.name)
     await handled(store, chat, lambda u: service.new_game(chat, None, people[0], u))
-    game_id = await store.commits.get(service.keys.chat_game(chat))
+    game_id = await store.commits.get(service.store.keys.chat_game(chat))
     assert game_id
     for p in people[1:]:
         await handled(store, chat, lambda u, p=p: service.join(game_id, p, u))
@@ -111,7 +111,7 @@ async def make_game(
         result = await handled(
             store, where, lambda u, p=person, d=data, c=where: service.press(p, d, u, chat_id=c)
         )
-        after = await store.commits.get_json(service.keys.game(game_id))
+        after = await store.commits.get_json(service.store.keys.game(game_id))
         if after is None or after["rev"] == record.rev:
             raise Stuck(
                 f"game {game_id}: {decision} by {pid} in chat {where} changed nothing: {result}"
@@ -122,7 +122,7 @@ async def make_game(
 
 async def settle(service: GameService, game_id: str) -> None:
     """What the sender leaves: empty outboxes (their marks gone)."""
-    store, keys = service.store, service.keys
+    store, keys = service.store, service.store.keys
     await store.outboxes.outbox_drop(game_id)
     record = await store.commits.get_json(keys.game(game_id))
     for chat in {record["chat_id"], *(s["id"] for s in record["players"])}:
@@ -197,7 +197,7 @@ async def main() -> None:
                 verdict = "met" if per_game <= 4096 else "MISSED"
                 print(f"target: at most 4096 bytes per game in progress -> {verdict}")
             else:
-                over = [await store.commits.get_json(service.keys.game(i)) for i in ids]
+                over = [await store.commits.get_json(service.store.keys.game(i)) for i in ids]
                 assert all(r is not None and r["status"] == "over" for r in over)
                 table("every key, by kind, right after the games:", total, count, len(ids))
                 stats = Counter(

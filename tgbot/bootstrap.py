@@ -165,7 +165,7 @@ class Runtime:
             log.error("a background loop has stopped: unhealthy")
             return False
         try:
-            await self.redis.set(self.service.keys.health_probe, "1", px=60_000)
+            await self.redis.set(self.service.store.keys.health_probe, "1", px=60_000)
         except (redis_errors.RedisError, OSError) as err:
             log.warning("health check: Redis does not accept writes (%s)", err)
             return False

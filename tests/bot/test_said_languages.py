@@ -91,7 +91,7 @@ async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
             await service.new_game(-1020, None, host)
             record = await service.game_of_chat(-1020)
             assert record is not None
-            await service.store.redis.delete(service.keys.game(record.id))
+            await service.store.redis.delete(service.store.keys.game(record.id))
             with pytest.raises(UserError) as refused:
                 await service.join(record.id, guest)
             assert refused.value.said == Said(Refusal.GAME_OVER, "en")

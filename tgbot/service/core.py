@@ -21,9 +21,8 @@ from ..config import Deadlines
 from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
-from ..storage.games import GameTx
+from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
-from ..storage.plan import Writes
 from ..storage.store import Store
 from ..storage.updates import Handling
 from .history import History
@@ -76,7 +75,6 @@ class ServiceCore:
         new_seed: Callable[[], int] = lambda: secrets.randbits(SEED_BITS),
     ) -> None:
         self.store = store
-        self.keys = store.keys
         self.catalogs = catalogs
         self.defaults = defaults
         self.bot_username = bot_username
@@ -122,10 +120,10 @@ class ServiceCore:
         if lang not in LANGUAGES:
             raise UserError(Refusal.UNKNOWN_LANGUAGE, await self.person_language(person))
         await self.store.prefs.set_user_prefs(person.id, lang=lang)
-        game_id = await self.store.commits.get(self.keys.user_game(person.id))
+        game_id = await self.store.games.game_of_player(person.id)
         if game_id:
 
-            def build(record: GameRecord, _: dict[str, str | None], __: GameTx) -> None:
+            def build(record: GameRecord, _: Seen, __: GameTx) -> None:
                 seat = record.seat(person.id)
                 if seat is not None:
                     seat.lang = lang
@@ -139,36 +137,32 @@ class ServiceCore:
     async def _mutate(
         self,
         game_id: str,
-        change: Callable[[GameRecord, dict[str, str | None], GameTx], None],
-        extra_watch: tuple[str, ...] = (),
+        change: Callable[[GameRecord, Seen, GameTx], None],
+        players: tuple[int, ...] = (),
         update: Handling | None = None,
         reply: tuple[Origin, Reply] | None = None,
         lang: str | None = None,
     ) -> GameRecord:
         """Load the game, let `change` alter it and queue writes, save compare-and-set.
 
+        `players`' indexes are read with the record (`change` sees which game each names);
         `reply` goes to the outbox of the chat the update came from, in the same transaction;
         `lang` is the language of whoever asked (a game gone by now is refused in it).
         """
-        key = self.keys.game(game_id)
         result: list[GameRecord] = []
-        watch = [key, *extra_watch]
 
-        def build(seen: dict[str, str | None]) -> GameTx:
-            raw = seen[key]
-            if raw is None:
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.record is None:
                 raise _Skip
-            record = GameRecord.from_dict(json.loads(raw))
-            tx = GameTx(keys=self.keys, game_id=game_id)
+            record = GameRecord.from_dict(json.loads(seen.record))
             change(record, seen, tx)
             if reply is not None:  # in the game's outbox: its slot, its transaction
                 tx.send(game_id, reply_op(*reply))
             tx.save(record)
             result[:] = [record]
-            return tx
 
         try:
-            await self.store.commits.atomic(watch, build, update=update)
+            await self.store.games.transact(game_id, build, update, players=players)
         except _Skip:
             raise UserError(Refusal.GAME_OVER, lang) from None
         await self._committed(game_id)
@@ -187,14 +181,7 @@ class ServiceCore:
         Raises Duplicate if the update was applied before.
         """
         owner = chat_owner(origin.chat_id)
-
-        def build(_: dict[str, str | None]) -> Writes:
-            writes = Writes()
-            writes.send(owner, reply_op(origin, reply))
-            return writes
-
-        scope = self.keys.outbox(owner)
-        await self.store.commits.atomic([], build, scope=scope, update=origin.update)
+        await self.store.commits.queue(owner, [reply_op(origin, reply)], origin.update)
         await self._committed(owner)
 
     def _apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:

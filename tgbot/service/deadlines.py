@@ -8,7 +8,7 @@ import random
 
 from ..ai import choose
 from ..engine import MIN_PLAYERS, view_of
-from ..storage.games import GameTx
+from ..storage.games import GameTx, Seen
 from . import archive
 from .core import DEADLINE_LEASE_MS
 from .lobby import LobbyRoom
@@ -23,28 +23,26 @@ class DeadlineRoom(LobbyRoom):
     async def fire_deadline(self, game_id: str) -> None:
         """A deadline came due: start or close a lobby, apply the timeout default, or count
         a finished game (its last step armed its deadline to fire at once)."""
-        key = self.keys.game(game_id)
         now = self.now_ms()
         fired: list[bool] = []
         finished: list[bool] = []
 
-        def build(seen: dict[str, str | None]) -> GameTx:
-            raw = seen[key]
-            tx = GameTx(keys=self.keys, game_id=game_id)
+        def build(seen: Seen, tx: GameTx) -> None:
+            raw = seen.record
             record = None if raw is None else GameRecord.from_dict(json.loads(raw))
             if record is None or record.status == OVER:
                 # Counted below, from its kept record if there is one (the game's state may
                 # be gone before it). Its deadline stays armed until then: a crash before
                 # the count fires it again.
                 finished.append(True)
-                return tx
+                return
             if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
                 tx.clear_deadline()
-                return tx
+                return
             due = min(d for d in (record.deadline_ms, record.ai_due_ms) if d is not None)
             if due > now:  # the game moved on since: re-arm its real deadline
                 tx.arm_deadline(due)
-                return tx
+                return
             if record.status == LOBBY:
                 if len(record.players) >= MIN_PLAYERS and record.humans():
                     self._start(record, tx)
@@ -64,9 +62,8 @@ class DeadlineRoom(LobbyRoom):
                 self._apply_step(record, game, events, tx)
             tx.save(record)
             fired.append(True)
-            return tx
 
-        await self.store.commits.atomic([key], build)
+        await self.store.games.transact(game_id, build)
         if fired:
             await self._committed(game_id)
         if finished and not await self.history.settle_if_over(game_id):
@@ -76,15 +73,12 @@ class DeadlineRoom(LobbyRoom):
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
         the first of its prompts to arrive, else at least that (compare-and-set: only while
         that decision is still the one awaited)."""
-        key = self.keys.game(game_id)
         due_ms = self.now_ms() + 1000 * seconds
 
-        def build(seen: dict[str, str | None]) -> GameTx:
-            tx = GameTx(keys=self.keys, game_id=game_id)
-            raw = seen[key]
-            if raw is None:
-                return tx
-            record = GameRecord.from_dict(json.loads(raw))
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.record is None:
+                return
+            record = GameRecord.from_dict(json.loads(seen.record))
             first = record.delivered != context
             if (
                 record.status != PLAYING
@@ -92,15 +86,14 @@ class DeadlineRoom(LobbyRoom):
                 or record.deadline_ms is None
                 or (record.deadline_ms >= due_ms and not first)
             ):
-                return tx
+                return
             record.deadline_ms = due_ms
             record.delivered = context
             tx.save(record, step=False)  # not a step of the game: rev stays
             due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
             tx.arm_deadline(min(due))
-            return tx
 
-        await self.store.commits.atomic([key], build)
+        await self.store.games.transact(game_id, build)
 
     async def claim_and_fire(self, limit: int = 20) -> int:
         """Fire every deadline that is due (claimed once across processes); return how many."""

@@ -30,7 +30,6 @@ from ..rendering.i18n import Catalogs, Translator, pick_language
 from ..storage.games import GameTx
 from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
 from ..storage.keys import chat_owner
-from ..storage.plan import Writes
 from ..storage.store import Store
 from ..storage.updates import Handling
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
@@ -276,14 +275,6 @@ class History:
         """Queue messages for a chat with the update's mark, in one transaction (delivered
         by the sender, never from the handler)."""
         owner = chat_owner(chat_id)
-
-        def build(_: dict[str, str | None]) -> Writes:
-            writes = Writes()
-            for text in messages:
-                writes.send(owner, Send(chat_id, text, thread=thread_id, direct=True).to_op())
-            return writes
-
-        scope = self.store.keys.outbox(owner)
-        # Duplicate if seen
-        await self.store.commits.atomic([], build, scope=scope, update=origin.update)
+        ops = [Send(chat_id, text, thread=thread_id, direct=True).to_op() for text in messages]
+        await self.store.commits.queue(owner, ops, origin.update)  # Duplicate if seen
         await self.committed(owner)

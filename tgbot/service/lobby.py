@@ -11,7 +11,7 @@ from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import buttons, notices, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
-from ..storage.games import GameTx
+from ..storage.games import GameTx, Seen
 from ..storage.updates import Handling
 from . import archive
 from .core import (
@@ -85,7 +85,7 @@ class LobbyRoom(ServiceCore):
         any lobby. Whoever pressed opens it. The old message loses its button.
         """
         lang = await self.person_language(person)
-        raw = await self.store.commits.get_json(self.keys.game(old_id), update)
+        raw = await self.store.games.record(old_id, update)
         if raw is None:
             raise UserError(Refusal.GAME_OVER, lang)
         old = GameRecord.from_dict(raw)
@@ -96,25 +96,22 @@ class LobbyRoom(ServiceCore):
         record = await self._new_record(old.chat_id, old.thread_id, person.id)
         prefs = {s.id: await self.store.prefs.user_prefs(s.id) for s in old.humans()}
         group_t = self.catalogs.get(old.lang)
-        chat_key = self.keys.chat_game(old.chat_id)
-        user_keys = {s.id: self.keys.user_game(s.id) for s in old.humans()}
         # Two transactions, each in one slot (a Redis Cluster has no other kind): first the
         # new lobby, which claims the group's index, so that of two presses one opens it;
         # then the finished game's message loses Play again. A crash in between leaves the
         # button, and a press then hears that a game is open in the group.
-        watch = [self.keys.game(record.id), chat_key, *user_keys.values()]
+        humans = tuple(s.id for s in old.humans())
 
-        def build(seen: dict[str, str | None]) -> GameTx:
-            if seen[chat_key]:
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.chat(old.chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            tx = GameTx(keys=self.keys, game_id=record.id)
             record.players = []
             for seat in old.players:
                 if seat.ai:
                     record.players.append(Seat(seat.id, seat.name, record.lang, ai=True))
                     continue
                 mine = prefs[seat.id]
-                if mine.get("dm") != "1" or seen[user_keys[seat.id]]:
+                if mine.get("dm") != "1" or seen.player(seat.id):
                     continue  # cannot get cards privately, or already in another game
                 record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
                 tx.claim_player(seat.id)
@@ -126,9 +123,8 @@ class LobbyRoom(ServiceCore):
             )
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or record.created_ms)
-            return tx
 
-        def close_old(finished: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def close_old(finished: GameRecord, _: Seen, tx: GameTx) -> None:
             """The finished game's message keeps its story and its Replay, loses Play again."""
             if finished.turn_ref is None:
                 return  # another press closed it already
@@ -138,7 +134,9 @@ class LobbyRoom(ServiceCore):
             tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
 
-        await self.store.commits.atomic(watch, build, update=update)
+        await self.store.games.transact(
+            record.id, build, update, chats=(old.chat_id,), players=humans
+        )
         log.info(
             "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
         )
@@ -152,21 +150,18 @@ class LobbyRoom(ServiceCore):
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
         lang = await self.group_language(chat_id)
-        existing = await self.store.commits.get(self.keys.chat_game(chat_id))
+        existing = await self.store.games.game_of_chat(chat_id)
         if existing:
             raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
         prefs = await self.store.prefs.user_prefs(person.id)
         record = await self._new_record(chat_id, thread_id, person.id)
         game_id, now = record.id, record.created_ms
-        chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
-        watch = [self.keys.game(game_id), chat_key, user_key]
 
-        def build(seen: dict[str, str | None]) -> GameTx:
-            if seen[chat_key]:
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.chat(chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            tx = GameTx(keys=self.keys, game_id=game_id)
-            if prefs.get("dm") == "1" and not seen[user_key]:
+            if prefs.get("dm") == "1" and not seen.player(person.id):
                 record.players.append(
                     Seat(
                         person.id,
@@ -180,9 +175,10 @@ class LobbyRoom(ServiceCore):
             tx.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or now)
-            return tx
 
-        await self.store.commits.atomic(watch, build, update=update)
+        await self.store.games.transact(
+            game_id, build, update, chats=(chat_id,), players=(person.id,)
+        )
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self._committed(game_id)
         return None
@@ -203,14 +199,14 @@ class LobbyRoom(ServiceCore):
         lang = pick_language(prefs.get("lang"), person.language_code)
         if prefs.get("dm") != "1":
             raise NeedsStart(game_id)
-        user_key = self.keys.user_game(person.id)
 
-        def change(record: GameRecord, seen: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, seen: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if record.seat(person.id):
                 raise UserError(Refusal.ALREADY_IN_GAME, lang)
-            if seen[user_key] and seen[user_key] != record.id:
+            elsewhere = seen.player(person.id)
+            if elsewhere and elsewhere != record.id:
                 raise UserError(Refusal.IN_ANOTHER_GAME, lang)
             if len(record.players) >= MAX_PLAYERS:
                 raise UserError(Refusal.GAME_FULL, lang)
@@ -223,7 +219,7 @@ class LobbyRoom(ServiceCore):
         if reply_to is not None:
             text = notices.say(self.catalogs.get(lang), joined)
             reply = (reply_to, Reply(_joined(lead, text)))
-        await self._mutate(game_id, change, (user_key,), update, reply, lang)
+        await self._mutate(game_id, change, (person.id,), update, reply, lang)
         return joined
 
     async def leave_lobby_or_game(
@@ -239,7 +235,7 @@ class LobbyRoom(ServiceCore):
         """
         lang = await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             seat = record.seat(person.id)
             if seat is None:
                 raise UserError(Refusal.NOT_IN_GAME, lang)
@@ -272,7 +268,7 @@ class LobbyRoom(ServiceCore):
         """Start a lobby now (a player's request, or its timer with `person` None)."""
         lang = None if person is None else await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person is not None and record.seat(person.id) is None:
@@ -291,7 +287,7 @@ class LobbyRoom(ServiceCore):
         """The lobby's creator adds or removes an AI player."""
         lang = await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person.id != record.creator:
@@ -342,12 +338,12 @@ class LobbyRoom(ServiceCore):
     ) -> None:
         """Cancel a game (its creator or an admin of the game's group)."""
         lang = await self.person_language(person)
-        raw = await self.store.commits.get_json(self.keys.game(game_id), update)
+        raw = await self.store.games.record(game_id, update)
         creator = raw is not None and raw.get("creator") == person.id
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
 
-        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status not in (LOBBY, PLAYING):
                 raise UserError(Refusal.GAME_OVER, lang)
             self._cancel(record, tx)
@@ -388,11 +384,11 @@ class LobbyRoom(ServiceCore):
 
     async def chat_closed(self, chat_id: int) -> None:
         """The bot was removed from a group: cancel its game, telling its players privately."""
-        game_id = await self.store.commits.get(self.keys.chat_game(chat_id))
+        game_id = await self.store.games.game_of_chat(chat_id)
         if not game_id:
             return
 
-        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status in (LOBBY, PLAYING):
                 self._tell_everyone(record, tx, "removed")
                 self._finish(record, tx, CANCELLED)
@@ -407,12 +403,12 @@ class LobbyRoom(ServiceCore):
         can edit any more), so the game shows its lobby or turn message there anew, and
         edits that one from then on; the buttons left in the old group are refused (a
         press counts only in the game's chat)."""
-        game_id = await self.store.commits.get(self.keys.chat_game(old_chat_id))
+        game_id = await self.store.games.game_of_chat(old_chat_id)
         if game_id:
             # Readdressed first, so that the message shown anew comes after all of them.
             await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
 
-            def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+            def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
                 if record.chat_id != old_chat_id:
                     return  # moved already (the sender and the service message both say so)
                 record.chat_id = new_chat_id

@@ -8,7 +8,7 @@ from ..engine import IllegalDecision, view_of
 from ..rendering import buttons, ui
 from ..rendering.i18n import pick_language
 from ..storage.commit import Duplicate
-from ..storage.games import GameTx
+from ..storage.games import GameTx, Seen
 from ..storage.plan import applied
 from ..storage.updates import Handling, update_id_of
 from . import archive
@@ -48,8 +48,8 @@ class PlayRoom(LobbyRoom):
         except buttons.BadButton:
             return _refused(Refusal.NOT_VALID, await self.person_language(person), alert=True)
         # The record and the presser's language in one round trip.
-        key = self.keys.game(pressed.game_id)
-        raw, prefs = await self.store.commits.get_json_and_prefs(key, person.id, update)
+        games = self.store.games
+        raw, prefs = await games.record_and_prefs(pressed.game_id, person.id, update)
         lang = pick_language(prefs.get("lang"), person.language_code)
         invalid = _refused(Refusal.NOT_VALID, lang, alert=True)
         if raw is None:
@@ -127,7 +127,7 @@ class PlayRoom(LobbyRoom):
         update: Handling | None,
         table: bool = False,
     ) -> CallbackResult:
-        def change(record: GameRecord, _: dict[str, str | None], tx: GameTx) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             current = record.table_context if table else record.prompts.get(person.id)
             if record.status != PLAYING or current != context:
                 raise UserError(Refusal.OUT_OF_DATE, lang)

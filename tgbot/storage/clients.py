@@ -14,7 +14,7 @@ after a back-off, for up to `RIDE_S` seconds, for a command and for a pipeline a
 
 What a retry can repeat is what redis-py's own retries repeat (a command that ran but whose
 reply was lost): every write here is a compare-and-set, an update id's mark, or idempotent
-(tgbot/storage/store.py), so a repeat changes nothing or is refused as applied before.
+(tgbot/storage/commit.py), so a repeat changes nothing or is refused as applied before.
 """
 
 from __future__ import annotations

@@ -286,6 +286,20 @@ class Commits:
             for key, value in claimed.items():
                 await self._release(keys=[key], args=[value])
 
+    async def queue(
+        self, owner: str, ops: list[dict[str, Any]], update: Handling | None = None
+    ) -> None:
+        """Queue deliveries in an owner's outbox (a chat's replies, say) in one transaction
+        that marks `update` applied there; Duplicate if it was."""
+
+        def build(_: dict[str, str | None]) -> Writes:
+            writes = Writes()
+            for op in ops:
+                writes.send(owner, op)
+            return writes
+
+        await self.atomic([], build, scope=self.keys.outbox(owner), update=update)
+
     async def commit(self, writes: Writes) -> None:
         """Apply writes that depend on nothing read (each slot's part atomically)."""
         primary = self.keys.outbox(writes.outbox[0][0]) if writes.outbox else None

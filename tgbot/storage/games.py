@@ -5,11 +5,14 @@ the order in which they are written)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .commit import Commits
 from .keys import Keys
 from .plan import Writes
+from .updates import Handling
 
 DAY_S = 24 * 3600
 RECORD_TTL_S = 7 * DAY_S  # an untouched game (and the indexes naming it) go after a week
@@ -29,12 +32,12 @@ class Record(Protocol):
         ...
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class GameTx(Writes):
     """Everything one transaction of a game writes, said in the game's words."""
 
-    keys: Keys = field(default_factory=Keys)
-    game_id: str = ""
+    keys: Keys
+    game_id: str
 
     def save(self, record: Record, step: bool = True) -> None:
         """Write the game's record: a step of the game raises its revision (a new record,
@@ -94,3 +97,71 @@ class GameTx(Writes):
         """Keep a text beside the game (its archive, say) for `ttl_s` seconds."""
         self.set_str[key] = text
         self.expire[key] = ttl_s
+
+
+class Seen:
+    """What a game's transaction read: its record (JSON as stored, None when absent) and
+    the game each index it watches names (None: free, or naming no live game)."""
+
+    def __init__(self, keys: Keys, record_key: str, values: dict[str, str | None]) -> None:
+        self._keys = keys
+        self._values = values
+        self.record = values[record_key]
+
+    def chat(self, chat_id: int) -> str | None:
+        """The live game a watched group's index names."""
+        return self._values[self._keys.chat_game(chat_id)]
+
+    def player(self, user_id: int) -> str | None:
+        """The live game a watched person's index names."""
+        return self._values[self._keys.user_game(user_id)]
+
+
+class Games:
+    """Games' records and the indexes that name them, read and written by game."""
+
+    def __init__(self, commits: Commits, keys: Keys) -> None:
+        self.commits = commits
+        self.keys = keys
+
+    async def game_of_chat(self, chat_id: int) -> str | None:
+        """The game a group's index names (it may be over: read its record)."""
+        return await self.commits.get(self.keys.chat_game(chat_id))
+
+    async def game_of_player(self, user_id: int) -> str | None:
+        """The game a person's index names (it may be over: read its record)."""
+        return await self.commits.get(self.keys.user_game(user_id))
+
+    async def record(self, game_id: str, update: Handling | None = None) -> Any:
+        """A game's record as stored (None when gone); kept in `update` for its
+        transaction."""
+        return await self.commits.get_json(self.keys.game(game_id), update)
+
+    async def record_and_prefs(
+        self, game_id: str, user_id: int, update: Handling | None = None
+    ) -> tuple[Any, dict[str, str]]:
+        """A game's record and a person's preferences in one round trip (the record kept
+        in `update` for its transaction)."""
+        return await self.commits.get_json_and_prefs(self.keys.game(game_id), user_id, update)
+
+    async def transact(
+        self,
+        game_id: str,
+        build: Callable[[Seen, GameTx], None],
+        update: Handling | None = None,
+        chats: tuple[int, ...] = (),
+        players: tuple[int, ...] = (),
+    ) -> None:
+        """Read the game's record (and the indexes of `chats` and `players`), let `build`
+        fill a transaction from them, commit it compare-and-set (`Commits.atomic`: built
+        again after a concurrent change; `build` may raise to write nothing)."""
+        keys = self.keys
+        record_key = keys.game(game_id)
+        watch = [record_key, *map(keys.chat_game, chats), *map(keys.user_game, players)]
+
+        def attempt(values: dict[str, str | None]) -> Writes:
+            tx = GameTx(keys=keys, game_id=game_id)
+            build(Seen(keys, record_key, values), tx)
+            return tx
+
+        await self.commits.atomic(watch, attempt, update=update)

@@ -1,6 +1,8 @@
 """The Redis layer's front door: one client and its key names, and a room per job.
 
 - `commits` (commit.py, plan.py): reads and a step's compare-and-set transaction;
+- `games` (games.py): a game's record and the indexes naming it, its transaction in its
+  words (`GameTx`);
 - `updates` (updates.py): an update's lease, its mark, its presser's throttle count;
 - `deadlines` (deadlines.py): armed by steps, claimed per bucket when due;
 - `outboxes` (outbox.py) and `delivery` (delivery.py): queued messages, who delivers them,
@@ -21,6 +23,7 @@ from .clients import is_cluster
 from .commit import Commits
 from .deadlines import Deadlines
 from .delivery import Delivery
+from .games import Games
 from .keys import Keys
 from .outbox import Outboxes
 from .prefs import Prefs
@@ -36,6 +39,7 @@ class Store:
         self.keys = keys
         self.cluster = is_cluster(redis)
         self.commits = Commits(redis, keys)
+        self.games = Games(self.commits, keys)
         self.updates = Updates(redis, keys)
         self.deadlines = Deadlines(redis, keys)
         self.outboxes = Outboxes(redis, keys)

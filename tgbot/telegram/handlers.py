@@ -211,7 +211,7 @@ class Dispatcher:
 
         Errors from storage propagate (the webhook answers 5xx and Telegram retries). A
         second delivery of an update is recognised where the update was applied (its
-        game's, or its chat's, latest update ids: tgbot.storage.store) and changes nothing.
+        game's, or its chat's, latest update ids: tgbot/storage/updates.py) and changes nothing.
         """
         query = update.callback_query
         chat = update.effective_chat

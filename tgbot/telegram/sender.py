@@ -320,7 +320,7 @@ class Sender:
         Order matters only within a chat, so a group held back by its 20-a-minute limit
         does not hold back the players' prompts: its lane stops, the others go on, and its
         messages wait in their lane, where later states of a message replace older ones.
-        Each round reads a bounded head of every lane (`Store.outbox_pass`) and removes
+        Each round reads a bounded head of every lane (`Outboxes.outbox_pass`) and removes
         what it delivered. Return whether anything was delivered.
         """
         progressed = await self._settle(game_id)
