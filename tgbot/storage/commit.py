@@ -19,8 +19,9 @@ On one server all three go in the commit's script (every key is in reach there),
 are written together or not at all, and the deadline is set exactly at once, with no
 revision check (the script compares the record itself: no newer step can have committed),
 and the lease of the press the commit records is dropped there too. On a cluster,
-what follows a commit made while handling an update goes with the update's end
-(`Updates.end`), in one round trip.
+what follows a commit made for an update (given its `Handling`: tgbot/storage/updates.py)
+goes with the update's end (`Updates.end`), in one round trip; a commit made for none
+(deadlines, delivery) writes it at once.
 
 The record is the truth. Whatever step 1 leaves behind when the commit never happens (a
 conflict, a refusal, a crash) is harmless: a claim is released, or later read as absent
