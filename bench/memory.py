@@ -36,9 +36,11 @@ from tgbot.rendering.i18n import Catalogs
 from tgbot.service import callbacks
 from tgbot.service.game_service import GameService
 from tgbot.service.results import Person
+from tgbot.storage.clients import Client, open_client
+from tgbot.storage.commit import Duplicate
 from tgbot.storage.embedded import EmbeddedRedis
 from tgbot.storage.keys import Keys
-from tgbot.storage.store import Client, Duplicate, Store, open_client
+from tgbot.storage.store import Store
 
 GEORGIAN_NAMES = ["ნიკა", "ანა", "გიორგი", "მარიამ", "ლევანი", "თამარი"]
 DAY_S = 24 * 3600
@@ -56,12 +58,11 @@ class Stuck(RuntimeError):
 async def handled(store: Store, chat_id: int, call: object) -> object:
     """Run one service call as the handler would: the update taken, applied, marked; its
     result (None for a duplicate)."""
-    update_id = next(_updates)
-    assert await store.begin_update(chat_id, update_id)
     result = None
-    with contextlib.suppress(Duplicate):
-        result = await call(update_id)  # type: ignore[operator]
-    await store.end_update(chat_id, update_id)
+    async with store.update(chat_id, next(_updates)) as handling:
+        assert not handling.applied_before
+        with contextlib.suppress(Duplicate):
+            result = await call(handling)  # type: ignore[operator]
     return result
 
 
@@ -75,9 +76,9 @@ async def make_game(
         Person(1_000_000 + g * 10 + i, GEORGIAN_NAMES[i], "ka") for i in range(rng.randint(3, 6))
     ]
     for p in people:
-        await store.set_user_prefs(p.id, dm="1", lang="ka", name=p.name)
+        await store.prefs.set_user_prefs(p.id, dm="1", lang="ka", name=p.name)
     await handled(store, chat, lambda u: service.new_game(chat, None, people[0], u))
-    game_id = await store.get(service.keys.chat_game(chat))
+    game_id = await store.commits.get(service.store.keys.chat_game(chat))
     assert game_id
     for p in people[1:]:
         await handled(store, chat, lambda u, p=p: service.join(game_id, p, u))
@@ -85,7 +86,7 @@ async def make_game(
     # The sender delivers the lobby and the first prompts at once and notes their ids (a
     # group's under its chat, as the sender keeps them).
     ids = {f"lobby@{chat}": 999} | {f"prompt:{p.id}": 1000 + i for i, p in enumerate(people)}
-    await store.outbox_delivered(game_id, {}, ids)
+    await store.outboxes.outbox_delivered(game_id, {}, ids)
     done = 0
     while moves is None or done < moves:
         record = await service.game_of_chat(chat)
@@ -112,7 +113,7 @@ async def make_game(
         result = await handled(
             store, where, lambda u, p=person, d=data, c=where: service.press(p, d, u, chat_id=c)
         )
-        after = await store.get_json(service.keys.game(game_id))
+        after = await store.commits.get_json(service.store.keys.game(game_id))
         if after is None or after["rev"] == record.rev:
             raise Stuck(
                 f"game {game_id}: {decision} by {pid} in chat {where} changed nothing: {result}"
@@ -123,11 +124,11 @@ async def make_game(
 
 async def settle(service: GameService, game_id: str) -> None:
     """What the sender leaves: empty outboxes (their marks gone)."""
-    store, keys = service.store, service.keys
-    await store.outbox_drop(game_id)
-    record = await store.get_json(keys.game(game_id))
+    store, keys = service.store, service.store.keys
+    await store.outboxes.outbox_drop(game_id)
+    record = await store.commits.get_json(keys.game(game_id))
     for chat in {record["chat_id"], *(s["id"] for s in record["players"])}:
-        await store.outbox_drop(f"c:{chat}")
+        await store.outboxes.outbox_drop(f"c:{chat}")
 
 
 def kind(key: str) -> str:
@@ -198,7 +199,7 @@ async def main() -> None:
                 verdict = "met" if per_game <= 4096 else "MISSED"
                 print(f"target: at most 4096 bytes per game in progress -> {verdict}")
             else:
-                over = [await store.get_json(service.keys.game(i)) for i in ids]
+                over = [await store.commits.get_json(service.store.keys.game(i)) for i in ids]
                 assert all(r is not None and r["status"] == "over" for r in over)
                 table("every key, by kind, right after the games:", total, count, len(ids))
                 stats = Counter(

@@ -29,8 +29,10 @@ from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
 from tgbot.service.plan import Send
+from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys
-from tgbot.storage.store import Store, Writes, connect
+from tgbot.storage.plan import Writes
+from tgbot.storage.store import Store
 from tgbot.telegram.sender import Sender
 
 
@@ -65,7 +67,7 @@ async def measure(
             # A reference each, so that no two are joined into one message.
             chat = 700_000 + games * 1000 + i
             writes.send(owner, Send(chat, f"message {n}", ref=f"m{n}").to_op())
-        await store.commit(writes)
+        await store.commits.commit(writes)
     tasks = [asyncio.create_task(sender.flush(owner)) for owner in owners]
     await asyncio.sleep(2)  # every delivery under way
     before, sent_before = await commands(store), len(sim.calls)

@@ -29,8 +29,10 @@ from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
 from tgbot.service.plan import Edit, Send
+from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys
-from tgbot.storage.store import Store, Writes, connect
+from tgbot.storage.plan import Writes
+from tgbot.storage.store import Store
 from tgbot.telegram.sender import Sender
 
 GROUP, PLAYER = -4242, 4242
@@ -59,7 +61,7 @@ async def measure(url: str, sim_port: int, size: int, passes: int) -> tuple[floa
     sender = Sender(bot, store)
     owner = f"bench{size}"
     await store.redis.set(store.keys.game(owner), "{}")
-    await store.hold_chat(GROUP, 3_600_000)  # the group's window: full for the whole run
+    await store.windows.hold_chat(GROUP, 3_600_000)  # the group's window: full for the whole run
     batch = 500
     for start in range(0, size, batch):
         writes = Writes()
@@ -71,12 +73,12 @@ async def measure(url: str, sim_port: int, size: int, passes: int) -> tuple[floa
             else:
                 op = Send(GROUP, f"line {i}")
             writes.send(owner, op.to_op())
-        await store.commit(writes)
+        await store.commits.commit(writes)
     walls, usecs = [], []
     for n in range(-1, passes):  # pass -1 warms up (scripts loaded, connections made)
         writes = Writes()
         writes.send(owner, Send(PLAYER, f"private {n}").to_op())
-        await store.commit(writes)
+        await store.commits.commit(writes)
         before = await redis_usec(store)
         started = time.perf_counter()
         await sender.flush(owner)

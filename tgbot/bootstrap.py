@@ -23,9 +23,10 @@ from .rendering import profile
 from .rendering.i18n import DEFAULT_LANGUAGE, CatalogError, Catalogs
 from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
+from .storage.clients import cluster_client_if_needed, open_client
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
 from .storage.keys import CHAT_OWNER_PREFIX, Keys
-from .storage.store import Store, cluster_client_if_needed, open_client
+from .storage.store import Store
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
 from .telegram.commands import menus as command_menus
@@ -111,7 +112,9 @@ class Runtime:
             await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
             redis = await cluster_client_if_needed(redis, redis_url)
             store = Store(redis, keys)
-            if moved := await store.adopt_legacy():  # an upgrade keeps games in flight going
+            if (
+                moved := await store.deadlines.adopt_legacy()
+            ):  # an upgrade keeps games in flight going
                 log.warning("moved %d deadlines and pending outboxes into buckets", moved)
             bot = make_bot(config, store)
             await telegram_ready(bot, config.api_base_url, config.startup_wait_s)
@@ -155,7 +158,7 @@ class Runtime:
             log.error("a background loop has stopped: unhealthy")
             return False
         try:
-            await self.redis.set(self.service.keys.health_probe, "1", px=60_000)
+            await self.redis.set(self.service.store.keys.health_probe, "1", px=60_000)
         except (redis_errors.RedisError, OSError) as err:
             log.warning("health check: Redis does not accept writes (%s)", err)
             return False
@@ -194,10 +197,12 @@ class Runtime:
 
     async def _read_gauges(self) -> None:
         store, now_ms = self.service.store, int(time.time() * 1000)
-        due, late, open_games = await store.deadline_counts(now_ms, metrics.LATE_AFTER_S * 1000)
+        due, late, open_games = await store.deadlines.deadline_counts(
+            now_ms, metrics.LATE_AFTER_S * 1000
+        )
         # Bounded work however many outboxes wait: their number, and the messages of the
         # longest-waiting few (a lower bound of the backlog, which shows it growing).
-        waiting, messages = await store.outbox_gauges(GAUGE_SAMPLE)
+        waiting, messages = await store.outboxes.outbox_gauges(GAUGE_SAMPLE)
         metrics.OUTBOX_GAMES.set(waiting)
         metrics.OUTBOX_MESSAGES.set(messages)
         metrics.DEADLINES_DUE.set(due)

@@ -12,9 +12,9 @@ from telegram.request import HTTPXRequest
 from .config import Config, ConfigError, load_config
 from .rendering.i18n import CatalogError, Catalogs
 from .startup import CONFIG_EXIT, StartupError, redis_ready, safe_url, telegram_ready
+from .storage.clients import open_client
 from .storage.embedded import NoRedisServer, redis_server_binary
 from .storage.keys import Keys
-from .storage.store import open_client
 
 CHECK_WAIT_S = 3
 

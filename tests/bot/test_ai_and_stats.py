@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 
+from tests.store_probe import deadline_of
 from tests.telegram_sim.harness import running_bot
 from tgbot.storage.history_store import HistoryStore
 
@@ -60,7 +61,7 @@ async def test_stats_count_once_even_if_the_last_update_comes_twice(redis_server
         await h.until(lambda: "🏆" in h.sim.text_of(GROUP))
         store = HistoryStore(h.store.redis, h.store.keys.prefix)
         for _ in range(500):  # counted once the game's deadline fired (right after the step)
-            if await h.store.deadline_of(game_id) is None:
+            if await deadline_of(h.store, game_id) is None:
                 break
             await asyncio.sleep(0.02)
         for user, won in ((a, 1), (b, 0)):

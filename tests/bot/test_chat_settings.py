@@ -63,7 +63,7 @@ async def test_settings_show_the_configured_defaults_and_survive_an_unreadable_v
     async with running_bot(redis_server_url, deadlines=Deadlines(turn=60)) as h:
         admin = TgUser(6100, "Admin")
         h.sim.admins.add((GROUP, admin.id))
-        await h.store.set_chat_settings(GROUP, response="later")
+        await h.store.prefs.set_chat_settings(GROUP, response="later")
         await h.say(admin, GROUP, "/settings")
         screen, t = h.sim.last(GROUP), h.catalogs.get("ka")
         turn = h.tr("▶️ Turn: {value}").format(value=seconds_text(t, 60))
@@ -72,4 +72,4 @@ async def test_settings_show_the_configured_defaults_and_survive_an_unreadable_v
         assert responses["text"] == h.tr("⏳ Responses: {value}").format(value=seconds_text(t, 30))
         # A press moves the unreadable value on from the default, like any other.
         await h.press(admin, GROUP, screen.message_id, responses["callback_data"])
-        assert (await h.store.chat_settings(GROUP))["response"] == "60"
+        assert (await h.store.prefs.chat_settings(GROUP))["response"] == "60"

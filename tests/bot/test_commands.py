@@ -154,8 +154,8 @@ async def test_each_button_family_takes_only_its_own_presses(redis_server_url: s
         assert said(answer) == {"text": none_kept.format(days=30), "show_alert": True}
         answer = await h.press(person, person.id, screen.message_id, "lang.ka")
         assert answer["text"] == h.tr("🌐 Language saved.")
-        assert (await h.store.user_prefs(person.id))["lang"] == "ka"
+        assert (await h.store.prefs.user_prefs(person.id))["lang"] == "ka"
         # The language screen's buttons count only in the person's own chat.
         answer = await h.press(person, GROUP, screen.message_id, "lang.en")
         assert said(answer) == {"text": h.tr("This button is not valid."), "show_alert": True}
-        assert (await h.store.user_prefs(person.id))["lang"] == "ka"
+        assert (await h.store.prefs.user_prefs(person.id))["lang"] == "ka"

@@ -10,11 +10,11 @@ import time
 import pytest
 
 from tests.bot.play import open_and_start, open_lobby, players
+from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import Call, TelegramSim
 from tgbot.config import Deadlines
-from tgbot.storage.keys import chat_owner
-from tgbot.storage.store import OUTBOX_TTL_S
+from tgbot.storage.keys import OUTBOX_TTL_S, chat_owner
 from tgbot.telegram.commands import help_text
 from tgbot.telegram.rate_limit import safe_group_limit
 
@@ -43,13 +43,13 @@ async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
         for _ in range(150):  # merged six to a message: enough for 18
             response = await h.post(h.message_update(helper, group, "/help"))
             assert response.status_code == 200
-        assert await h.store.outbox_head(chat_owner(group)) is not None  # not waited for
+        assert await outbox_head(h.store, chat_owner(group)) is not None  # not waited for
         loner = TgUser(8101, "Loner")
         await h.say(loner, loner.id, "/help")  # delivered while the group waits
         assert sim.messages(loner.id)[-1].text == help_text(h.catalogs.get("ka"))
         await h.until(lambda: len(writes_to(sim, group)) >= safe_group_limit(20))
         assert len(writes_to(sim, group)) == safe_group_limit(20) == 18
-        assert await h.store.outbox_head(chat_owner(group)) is not None
+        assert await outbox_head(h.store, chat_owner(group)) is not None
         assert not sim.flood_refusals(group)
 
 
@@ -81,7 +81,7 @@ async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
         users = players(3, first_id=8300)
         for u in users:
             await h.say(u, u.id, "/start")
-        await h.store.set_chat_settings(old, lang="en")
+        await h.store.prefs.set_chat_settings(old, lang="en")
         sim.migrated[old] = new
         newgame = await h.post(h.message_update(users[0], old, "/newgame"))
         assert newgame.status_code == 200
@@ -92,7 +92,7 @@ async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
         record = await h.record_of_chat(new)
         assert record is not None and record.chat_id == new
         assert await h.record_of_chat(old) is None
-        assert (await h.store.chat_settings(new)).get("lang") == "en"
+        assert (await h.store.prefs.chat_settings(new)).get("lang") == "en"
         await h.replied(old)  # the replies to /help went to the new chat
         help = help_text(h.catalogs.get("en"))
         assert h.sim.text_of(new).count(help) == 3
@@ -169,7 +169,7 @@ async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
             await h.until(lambda: any("is gone" in r.getMessage() for r in caplog.records))
         dropped = [r for r in caplog.records if "is gone" in r.getMessage()]
         assert len(dropped) == 1 and record.id in dropped[0].getMessage()
-        assert await h.store.pending_mark(record.id) is None
+        assert await h.store.delivery.pending_mark(record.id) is None
 
 
 async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(
@@ -251,7 +251,7 @@ async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
         assert response.status_code == 200 and response.headers["content-type"].startswith(
             "application/json"
         )
-        assert (await h.store.chat_settings(new)).get("lang") == "en"
+        assert (await h.store.prefs.chat_settings(new)).get("lang") == "en"
 
 
 async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
@@ -280,7 +280,9 @@ async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
         await h.press_text(users[1], group, join)
         # Every step's edit of the lobby was queued; those taken into the group's lane are
         # one state already, the newest (the last step's may not be taken yet).
-        pending = [op for _, op in await h.store.outbox_items(record.id) if op.get("op") == "edit"]
+        pending = [
+            op for _, op in await h.store.outboxes.outbox_items(record.id) if op.get("op") == "edit"
+        ]
         assert 1 <= len(pending) <= 2 and f"5. {users[1].first_name}" in pending[-1]["text"]
         assert [c.status for c in sim.calls_to(group, "editMessageText")[earlier:]] == [429]
         sends_before = len(sim.calls_to(group, "sendMessage"))

@@ -11,12 +11,15 @@ import pytest
 from redis.exceptions import RedisError
 
 from tests.bot.play import open_lobby, players
+from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import running_bot
 from tests.telegram_sim.server import TelegramSim
 from tgbot.bootstrap import make_bot
 from tgbot.service.plan import Send
+from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
-from tgbot.storage.store import Store, Writes, connect
+from tgbot.storage.plan import Writes
+from tgbot.storage.store import Store
 from tgbot.telegram.sender import Sender
 
 # Past python-telegram-bot's read timeout (5 s): the bot sees TimedOut, Telegram sent it.
@@ -79,7 +82,7 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_dup
         keyboard = [[{"text": "Go", "data": "x.1.G"}]]
         writes = Writes()
         writes.send(owner, Send(chat, "choose", keyboard).to_op())
-        await store.commit(writes)
+        await store.commits.commit(writes)
         first = Sender(make_bot(config, store), store)
         await first.bot.initialize()
         h.sim.delay("sendMessage", chat, 1.0)
@@ -102,5 +105,5 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_dup
         assert len(copies) == 2
         assert [bool(m.keyboard) for m in copies] == [False, True]
         assert not h.sim.duplicate_keyboards(chat)
-        assert await store.outbox_head(owner) is None
+        assert await outbox_head(store, owner) is None
         await store.redis.aclose()

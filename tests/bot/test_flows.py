@@ -377,7 +377,7 @@ async def test_bot_removed_from_group_cancels_its_game(redis_server_url: str) ->
         record = await h.record(game_id)
         assert record is not None and record.status == "cancelled"
         assert await h.record_of_chat(GROUP) is None
-        assert await h.store.get(h.store.keys.user_game(users[0].id)) is None
+        assert await h.store.commits.get(h.store.keys.user_game(users[0].id)) is None
         # Everyone in the game is told privately, and no button stays live there.
         await h.delivered(game_id)
         notice = h.tr("✖️ I was removed from the group, so your game there is cancelled.")

@@ -8,6 +8,7 @@ import random
 import time
 from typing import Any
 
+from tests.store_probe import deadline_of
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.config import load_config
 from tgbot.engine import Character, game_to_dict
@@ -29,7 +30,7 @@ async def settled(h: Harness, game_id: str, timeout: float = 10.0) -> dict[str, 
     store = records(h)
     while True:
         archive = await store.archive(game_id)
-        armed = await h.store.deadline_of(game_id)
+        armed = await deadline_of(h.store, game_id)
         if archive is not None and armed is None:
             await h.delivered(game_id)
             return archive
@@ -189,7 +190,9 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
     redis_server_url: str,
 ) -> None:
     async with running_bot(redis_server_url) as h:
-        await h.store.set_chat_settings(GROUP, answers="private")  # the answer in a private chat
+        await h.store.prefs.set_chat_settings(
+            GROUP, answers="private"
+        )  # the answer in a private chat
         users = players(2)
         game_id = await open_and_start(h, users)
         record = await h.record(game_id)

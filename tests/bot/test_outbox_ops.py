@@ -67,7 +67,7 @@ async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
 ) -> None:
     from tests.telegram_sim.harness import TgUser, running_bot
     from tgbot.storage.keys import chat_owner
-    from tgbot.storage.store import Writes
+    from tgbot.storage.plan import Writes
 
     async with running_bot(redis_server_url) as h:
         user = TgUser(9300, "Reader")
@@ -76,7 +76,7 @@ async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
         await h.store.redis.rpush(h.store.keys.outbox(owner), "not json", '{"op": "poke"}')
         writes = Writes()
         writes.send(owner, Send(user.id, "still here").to_op())
-        await h.store.commit(writes)  # marks the outbox pending: the sweeper finds it
+        await h.store.commits.commit(writes)  # marks the outbox pending: the sweeper finds it
         with caplog.at_level(logging.WARNING, logger="tgbot.telegram.sender"):
             await h.delivered(owner, timeout=20)
         assert h.sim.messages(user.id)[-1].text == "still here"

@@ -70,7 +70,6 @@ async def test_refusals_and_notices_reach_each_reader_in_their_language(
         assert unknown["text"] == h.tr("Unknown language.")
 
 
-
 async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
     redis_server_url: str,
 ) -> None:
@@ -92,7 +91,7 @@ async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
             await service.new_game(-1020, None, host)
             record = await service.game_of_chat(-1020)
             assert record is not None
-            await service.store.redis.delete(service.keys.game(record.id))
+            await service.store.redis.delete(service.store.keys.game(record.id))
             with pytest.raises(UserError) as refused:
                 await service.join(record.id, guest)
             assert refused.value.said == Said(Refusal.GAME_OVER, "en")

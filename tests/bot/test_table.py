@@ -137,7 +137,7 @@ async def test_a_block_opens_its_own_answers_on_the_same_message(redis_server_ur
 
 async def test_answers_in_private_when_the_group_chose_so(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
-        await h.store.set_chat_settings(GROUP, answers="private")
+        await h.store.prefs.set_chat_settings(GROUP, answers="private")
         users = players(3)
         game_id = await open_and_start(h, users)
         actor = next(u for u in users if h.sim.with_buttons(u.id))

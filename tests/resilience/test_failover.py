@@ -17,8 +17,7 @@ from redis.exceptions import ConnectionError
 from tests.redis_server import FailoverCluster, failover_cluster
 from tests.resilience.test_kill9 import check_against_replay, play_one
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
-from tgbot.storage.clients import guarded, storage_error
-from tgbot.storage.store import connect
+from tgbot.storage.clients import connect, guarded, storage_error
 from tgbot.telegram import outage
 
 GAMES = 4

@@ -232,5 +232,5 @@ async def test_names_are_cleaned_before_they_are_stored_or_sent(redis_server_url
         clean = "Evil Nino" + "x" * 31
         assert [s.name for s in record.players] == [clean]
         assert clean in h.sim.last(GROUP).text
-        prefs = await h.store.user_prefs(dirty.id)
+        prefs = await h.store.prefs.user_prefs(dirty.id)
         assert prefs["name"] == clean

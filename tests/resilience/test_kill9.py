@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.store_probe import deadline_of
 from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.config import DEFAULT_LOCALES, Config
@@ -344,7 +345,7 @@ async def test_kill_9_at_many_points_loses_and_repeats_nothing(
             # it) leaves it to fire again after the claim's lease: wait that long too.
             waited_until = time.monotonic() + DEADLINE_LEASE_MS / 1000 + 20
             while time.monotonic() < waited_until:
-                armed = await h.store.deadline_of(game_id)
+                armed = await deadline_of(h.store, game_id)
                 if armed is None and await history.archive(game_id) is not None:
                     break
                 await asyncio.sleep(0.02)

@@ -90,7 +90,7 @@ async def test_settings_presses_count_once_each_and_survive_not_modified(
         urls = h.urls  # type: ignore[attr-defined]
 
         async def lose_card() -> str:
-            return (await h.store.chat_settings(GROUP)).get("lose_card", "45")
+            return (await h.store.prefs.chat_settings(GROUP)).get("lose_card", "45")
 
         # One press delivered to both processes at once counts once.
         update = h.press_update(admin, GROUP, screen.message_id, data)

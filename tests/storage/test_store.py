@@ -10,9 +10,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.store_probe import admit_chat, deadline_of
+from tgbot.storage.clients import open_client
+from tgbot.storage.commit import Duplicate
 from tgbot.storage.keys import Keys
 from tgbot.storage.outbox import LANE_HEAD, ROUTE_BATCH
-from tgbot.storage.store import SEEN_KEPT, Duplicate, Store, Writes, open_client
+from tgbot.storage.plan import SEEN_KEPT, Writes
+from tgbot.storage.store import Store
 
 
 @pytest.fixture
@@ -32,10 +36,10 @@ async def test_compare_and_set_serialises_concurrent_writers(store: Store) -> No
             writes.set_str[key] = str(int(seen[key] or 0) + 1)
             return writes
 
-        await store.atomic([key], build)
+        await store.commits.atomic([key], build)
 
     await asyncio.gather(*(bump() for _ in range(50)))
-    assert await store.get(key) == "50"
+    assert await store.commits.get(key) == "50"
 
 
 async def test_a_failing_build_writes_nothing(store: Store) -> None:
@@ -45,37 +49,38 @@ async def test_a_failing_build_writes_nothing(store: Store) -> None:
         raise ValueError("refused")
 
     with pytest.raises(ValueError):
-        await store.atomic([key], build)
-    assert await store.get(key) is None
+        await store.commits.atomic([key], build)
+    assert await store.commits.get(key) is None
 
 
 async def test_a_due_deadline_is_claimed_once_and_comes_back_after_its_lease(store: Store) -> None:
     for game_id, due in (("g1", 1000), ("g2", 5000)):
         await store.redis.zadd(store.keys.deadlines(store.keys.bucket(game_id)), {game_id: due})
     first, second = await asyncio.gather(
-        store.claim_due(2000, lease_ms=30_000), store.claim_due(2000, lease_ms=30_000)
+        store.deadlines.claim_due(2000, lease_ms=30_000),
+        store.deadlines.claim_due(2000, lease_ms=30_000),
     )
     assert sorted(first + second) == ["g1"]
-    assert await store.claim_due(2000, lease_ms=30_000) == []
+    assert await store.deadlines.claim_due(2000, lease_ms=30_000) == []
     # Nobody finished handling it: after the lease it fires again.
-    assert sorted(await store.claim_due(32_001, lease_ms=30_000)) == ["g1", "g2"]
+    assert sorted(await store.deadlines.claim_due(32_001, lease_ms=30_000)) == ["g1", "g2"]
 
 
 async def test_group_window_admits_twenty_a_minute(store: Store) -> None:
-    waits = [await store.admit_chat(-5, 1000 + i, 20, 60_000) for i in range(20)]
+    waits = [await admit_chat(store, -5, 1000 + i, 20, 60_000) for i in range(20)]
     assert waits == [0] * 20
-    wait = await store.admit_chat(-5, 2000, 20, 60_000)
+    wait = await admit_chat(store, -5, 2000, 20, 60_000)
     assert 58_000 < wait <= 60_001
-    assert await store.admit_chat(-5, 61_001, 20, 60_000) == 0
+    assert await admit_chat(store, -5, 61_001, 20, 60_000) == 0
     # Another group has its own window.
-    assert await store.admit_chat(-6, 2000, 20, 60_000) == 0
+    assert await admit_chat(store, -6, 2000, 20, 60_000) == 0
 
 
 async def test_a_held_chat_waits_out_the_hold_before_its_window(store: Store) -> None:
-    await store.hold_chat(-7, 5_000)
-    wait = await store.admit_chat(-7, int(time.time() * 1000), 20, 60_000)
+    await store.windows.hold_chat(-7, 5_000)
+    wait = await admit_chat(store, -7, int(time.time() * 1000), 20, 60_000)
     assert 4_000 < wait <= 5_000
-    assert await store.admit_chat(-8, int(time.time() * 1000), 20, 60_000) == 0
+    assert await admit_chat(store, -8, int(time.time() * 1000), 20, 60_000) == 0
 
 
 async def test_two_games_claiming_one_index_leave_one_game(store: Store) -> None:
@@ -92,7 +97,7 @@ async def test_two_games_claiming_one_index_leave_one_game(store: Store) -> None
             return Writes(set_json={key: {"status": "lobby", "rev": 1}}, set_str={index: game_id})
 
         try:
-            await store.atomic([key, index], build)
+            await store.commits.atomic([key, index], build)
         except ValueError:
             return False
         return True
@@ -100,9 +105,9 @@ async def test_two_games_claiming_one_index_leave_one_game(store: Store) -> None
     won = await asyncio.gather(*(open_game(f"race{i}") for i in range(6)))
     assert won.count(True) == 1
     winner = f"race{won.index(True)}"
-    assert await store.get(index) == winner
+    assert await store.commits.get(index) == winner
     for i in range(6):
-        exists = await store.get(store.keys.game(f"race{i}")) is not None
+        exists = await store.commits.get(store.keys.game(f"race{i}")) is not None
         assert exists == (f"race{i}" == winner)
 
 
@@ -119,8 +124,8 @@ async def test_an_index_naming_a_finished_or_missing_game_reads_as_none(store: S
             assert seen[index] is None
             return Writes(set_json={key: {"status": "lobby", "rev": 1}}, set_str={index: key})
 
-        await store.atomic([key, index], build)
-        assert await store.get(index) == key
+        await store.commits.atomic([key, index], build)
+        assert await store.commits.get(index) == key
 
 
 async def test_an_update_applied_to_a_record_is_not_applied_again(store: Store) -> None:
@@ -132,14 +137,14 @@ async def test_an_update_applied_to_a_record_is_not_applied_again(store: Store) 
         doc["rev"] += 1
         return Writes(set_json={key: doc})
 
-    await store.atomic([key], bump, update_id=500)
+    await store.commits.atomic([key], bump, update_id=500)
     with pytest.raises(Duplicate):
-        await store.atomic([key], bump, update_id=500)
+        await store.commits.atomic([key], bump, update_id=500)
     for update_id in range(501, 501 + SEEN_KEPT):
-        await store.atomic([key], bump, update_id=update_id)
+        await store.commits.atomic([key], bump, update_id=update_id)
     with pytest.raises(Duplicate):  # older than every id the record keeps: applied before
-        await store.atomic([key], bump, update_id=499)
-    doc = json.loads(await store.get(key) or "{}")
+        await store.commits.atomic([key], bump, update_id=499)
+    doc = json.loads(await store.commits.get(key) or "{}")
     assert doc["rev"] == 2 + SEEN_KEPT and len(doc["_seen"]) == SEEN_KEPT
 
 
@@ -158,8 +163,8 @@ async def test_a_later_step_s_deadline_is_never_overridden_by_an_older_one(store
                 set_json={key: {"status": "playing", "rev": rev}}, deadline_set={"dl": due}
             )
 
-        await store.atomic([key], step)
-    assert await store.deadline_of("dl") == 9_000
+        await store.commits.atomic([key], step)
+    assert await deadline_of(store, "dl") == 9_000
 
 
 async def test_an_older_step_that_read_before_a_newer_one_commits_no_deadline(
@@ -178,14 +183,14 @@ async def test_an_older_step_that_read_before_a_newer_one_commits_no_deadline(
         rev = json.loads(seen[key] or "{}")["rev"]
         built.append(rev)
         if len(built) == 1:
-            await store.atomic([key], newer)
+            await store.commits.atomic([key], newer)
         if rev >= 4:
             return Writes()  # the game moved on: this step has nothing to do
         return Writes(set_json={key: {"status": "playing", "rev": 4}}, deadline_set={"dl2": 99_000})
 
-    await store.atomic([key], older)
+    await store.commits.atomic([key], older)
     assert built == [3, 5]
-    assert await store.deadline_of("dl2") == 9_000
+    assert await deadline_of(store, "dl2") == 9_000
 
 
 async def test_an_upgrade_moves_the_older_global_deadlines_and_outboxes_into_buckets(
@@ -194,27 +199,27 @@ async def test_an_upgrade_moves_the_older_global_deadlines_and_outboxes_into_buc
     prefix = store.keys.prefix
     await store.redis.zadd(f"{prefix}:deadlines", {"g7": 7000, "g8": 8000})
     await store.redis.sadd(f"{prefix}:outboxes", "g7")
-    moved = await store.adopt_legacy()
+    moved = await store.deadlines.adopt_legacy()
     if store.cluster:  # an older version never ran on a cluster: nothing to adopt
         assert moved == 0
         return
     assert moved == 3
-    assert await store.deadline_of("g7") == 7000 and await store.deadline_of("g8") == 8000
-    assert await store.pending_mark("g7") == 0
+    assert await deadline_of(store, "g7") == 7000 and await deadline_of(store, "g8") == 8000
+    assert await store.delivery.pending_mark("g7") == 0
     assert not await store.redis.exists(f"{prefix}:deadlines", f"{prefix}:outboxes")
 
 
 async def test_the_bots_calls_taken_together_keep_to_its_window(store: Store) -> None:
     """A batch takes what is free (counted ahead of now), then the window is full."""
-    assert await store.take_bot(True, 0, 10_000, 6, 1_000, 4, 200) == (4, 0)
-    assert await store.take_bot(True, 0, 10_000, 6, 1_000, 4, 200) == (2, 0)
-    taken, wait = await store.take_bot(True, 0, 10_100, 6, 1_000, 1, 0)
+    assert await store.windows.take_bot(True, 0, 10_000, 6, 1_000, 4, 200) == (4, 0)
+    assert await store.windows.take_bot(True, 0, 10_000, 6, 1_000, 4, 200) == (2, 0)
+    taken, wait = await store.windows.take_bot(True, 0, 10_100, 6, 1_000, 1, 0)
     # Counted at 10,200 (ahead), they leave the window at 11,200: 1,100 ms from 10,100.
     assert taken == 0 and 1_000 < wait <= 1_101
-    assert await store.take_bot(True, 0, 11_201, 6, 1_000, 1, 0) == (1, 0)
+    assert await store.windows.take_bot(True, 0, 11_201, 6, 1_000, 1, 0) == (1, 0)
     # Another shard, and the direct share, have their own windows.
-    assert await store.take_bot(True, 1, 10_100, 6, 1_000, 6, 200) == (6, 0)
-    assert await store.take_bot(False, 0, 10_100, 3, 1_000, 1, 0) == (1, 0)
+    assert await store.windows.take_bot(True, 1, 10_100, 6, 1_000, 6, 200) == (6, 0)
+    assert await store.windows.take_bot(False, 0, 10_100, 3, 1_000, 1, 0) == (1, 0)
 
 
 async def test_every_call_the_rate_limiter_spends_is_counted_in_redis(store: Store) -> None:
@@ -233,13 +238,13 @@ async def test_every_call_the_rate_limiter_spends_is_counted_in_redis(store: Sto
 
 async def test_a_chat_s_messages_counted_together_keep_to_its_window(store: Store) -> None:
     """Several messages of one chat are counted at once, ahead of now; then it is full."""
-    assert await store.take_chat(-9, 10_000, 5, 60_000, 3, 1_000) == (3, 0)
-    assert await store.take_chat(-9, 10_000, 5, 60_000, 3, 1_000) == (2, 0)
-    taken, wait = await store.take_chat(-9, 10_500, 5, 60_000, 1, 0)
+    assert await store.windows.take_chat(-9, 10_000, 5, 60_000, 3, 1_000) == (3, 0)
+    assert await store.windows.take_chat(-9, 10_000, 5, 60_000, 3, 1_000) == (2, 0)
+    taken, wait = await store.windows.take_chat(-9, 10_500, 5, 60_000, 1, 0)
     # Counted at 11,000 (ahead), the first leave the window at 71,000: 60,500 ms away.
     assert taken == 0 and 60_000 < wait <= 60_501
-    await store.hold_chat(-10, 5_000)
-    taken, wait = await store.take_chat(-10, int(time.time() * 1000), 5, 60_000, 3, 1_000)
+    await store.windows.hold_chat(-10, 5_000)
+    taken, wait = await store.windows.take_chat(-10, int(time.time() * 1000), 5, 60_000, 3, 1_000)
     assert taken == 0 and 4_000 < wait <= 5_000
 
 
@@ -285,27 +290,27 @@ async def test_a_drain_s_end_releases_the_lock_and_keeps_a_newer_mark(store: Sto
     bucket = keys.pending_outboxes(keys.bucket(owner))
     writes = Writes()
     writes.send(owner, {"op": "send", "chat": 1, "text": "t"})
-    await store.commit(writes)  # queues one entry and marks the outbox
-    await store.renew_sender_lease("p:me", 5_000)
-    await store.renew_sender_lease("p:other", 5_000)
-    taken, mark = await store.lock_outbox(owner, "p:me")
+    await store.commits.commit(writes)  # queues one entry and marks the outbox
+    await store.delivery.renew_sender_lease("p:me", 5_000)
+    await store.delivery.renew_sender_lease("p:other", 5_000)
+    taken, mark = await store.delivery.lock_outbox(owner, "p:me")
     assert taken and mark is not None
-    assert await store.lock_outbox(owner, "p:other") == (False, None)  # "p:me" is alive
-    assert await store.unlock_outbox(owner, "p:me", mark) is False  # not empty yet
+    assert await store.delivery.lock_outbox(owner, "p:other") == (False, None)  # "p:me" is alive
+    assert await store.delivery.unlock_outbox(owner, "p:me", mark) is False  # not empty yet
     assert not await store.redis.exists(keys.sending(owner))
-    assert await store.pending_mark(owner) == mark
-    taken, _ = await store.lock_outbox(owner, "p:me")
-    head = await store.outbox_pass(owner, "p:me", 60)
+    assert await store.delivery.pending_mark(owner) == mark
+    taken, _ = await store.delivery.lock_outbox(owner, "p:me")
+    head = await store.outboxes.outbox_pass(owner, "p:me", 60)
     assert head is not None and [e.raw for e in head.lanes[1]] == [
-        raw for raw, _ in await store.outbox_items(owner)
+        raw for raw, _ in await store.outboxes.outbox_items(owner)
     ]
     tokens = [e.token for e in head.lanes[1]]
-    assert await store.outbox_delivered(owner, {1: tokens}, {"r": 7}) == 0
+    assert await store.outboxes.outbox_delivered(owner, {1: tokens}, {"r": 7}) == 0
     await store.redis.zadd(bucket, {owner: mark + 1})  # a step marked it meanwhile
-    assert await store.unlock_outbox(owner, "p:me", mark) is True
-    assert await store.pending_mark(owner) == mark + 1  # kept for the sweeper
-    assert await store.unlock_outbox(owner, "p:me", mark + 1) is True
-    assert await store.pending_mark(owner) is None
+    assert await store.delivery.unlock_outbox(owner, "p:me", mark) is True
+    assert await store.delivery.pending_mark(owner) == mark + 1  # kept for the sweeper
+    assert await store.delivery.unlock_outbox(owner, "p:me", mark + 1) is True
+    assert await store.delivery.pending_mark(owner) is None
     assert await store.redis.hgetall(keys.messages(owner)) == {"r": "7"}
 
 
@@ -316,16 +321,16 @@ async def test_a_lock_whose_process_is_gone_is_taken_over(store: Store) -> None:
     owner = "dead"
     writes = Writes()
     writes.send(owner, {"op": "send", "chat": 1, "text": "t"})
-    await store.commit(writes)
-    await store.renew_sender_lease("p:first", 5_000)
-    assert await store.take_outbox_lock(owner, "p:first")
-    assert not await store.take_outbox_lock(owner, "p:second")
+    await store.commits.commit(writes)
+    await store.delivery.renew_sender_lease("p:first", 5_000)
+    assert await store.delivery.take_outbox_lock(owner, "p:first")
+    assert not await store.delivery.take_outbox_lock(owner, "p:second")
     await store.redis.delete(store.keys.sender_lease("p:first"))  # its lease ran out
-    assert await store.take_outbox_lock(owner, "p:second")
-    assert await store.outbox_pass(owner, "p:first", 60) is None
+    assert await store.delivery.take_outbox_lock(owner, "p:second")
+    assert await store.outboxes.outbox_pass(owner, "p:first", 60) is None
     # A lock an older version took (a per-delivery token, no lease) lapses by itself.
     await store.redis.set(store.keys.sending("older"), "0123456789abcdef", px=5_000)
-    assert not await store.take_outbox_lock("older", "p:second")
+    assert not await store.delivery.take_outbox_lock("older", "p:second")
 
 
 async def test_a_pass_reads_a_bounded_head_and_keeps_only_the_newest_state(store: Store) -> None:
@@ -338,22 +343,22 @@ async def test_a_pass_reads_a_bounded_head_and_keeps_only_the_newest_state(store
         for i in range(start, start + 500):
             op = {"op": "edit", "chat": group, "ref": "lobby", "text": f"v{i}"}
             writes.send(owner, op if i % 2 else {"op": "send", "chat": group, "text": f"m{i}"})
-        await store.commit(writes)
+        await store.commits.commit(writes)
     writes = Writes()
     writes.send(owner, {"op": "send", "chat": player, "text": "yours"})
-    await store.commit(writes)
-    await store.renew_sender_lease("p:me", 5_000)
-    assert await store.take_outbox_lock(owner, "p:me")
-    head = await store.outbox_pass(owner, "p:me", 60)
+    await store.commits.commit(writes)
+    await store.delivery.renew_sender_lease("p:me", 5_000)
+    assert await store.delivery.take_outbox_lock(owner, "p:me")
+    head = await store.outboxes.outbox_pass(owner, "p:me", 60)
     assert head is not None and set(head.lanes) == {group}
     assert len(head.lanes[group]) <= LANE_HEAD
     assert await store.redis.llen(store.keys.outbox(owner)) == 3001 - ROUTE_BATCH
     for _ in range(3001 // ROUTE_BATCH):
-        head = await store.outbox_pass(owner, "p:me", 60)
+        head = await store.outboxes.outbox_pass(owner, "p:me", 60)
     assert head is not None and "yours" in head.lanes[player][0].raw
     assert len(head.lanes[group]) <= LANE_HEAD
     assert not await store.redis.llen(store.keys.outbox(owner))  # all taken into lanes
-    queued = [op for _, op in await store.outbox_items(owner)]
+    queued = [op for _, op in await store.outboxes.outbox_items(owner)]
     assert [op["text"] for op in queued if op["op"] == "edit"] == ["v2999"]  # newest, once
     assert len(queued) == 1500 + 1 + 1
 
@@ -364,11 +369,12 @@ async def test_a_failed_update_lets_its_retry_in_at_once(store: Store) -> None:
     chat, update_id = -4242, 9001
 
     async def fail_and_abandon() -> None:
-        assert await store.begin_update(chat, update_id)
-        await store.abandon_update()
+        handling = await store.updates.begin(chat, update_id)
+        assert not handling.applied_before
+        await store.updates.abandon(handling)
 
     await asyncio.create_task(fail_and_abandon())
     pattern = f"{store.keys.prefix}:*:u:{update_id}"
     assert [key async for key in store.redis.scan_iter(pattern)] == []
-    retry = asyncio.create_task(store.begin_update(chat, update_id))
-    assert await asyncio.wait_for(retry, 5.0)  # the lease lives 10 s: not waited out
+    retry = asyncio.create_task(store.updates.begin(chat, update_id))
+    assert not (await asyncio.wait_for(retry, 5.0)).applied_before  # the lease: 10 s

@@ -16,12 +16,14 @@ from typing import Any
 import httpx
 import uvicorn
 
+from tests.store_probe import outbox_head
 from tgbot.config import DEFAULT_LOCALES, Config, Deadlines
 from tgbot.rendering.i18n import Catalogs
 from tgbot.run import webhook_app
 from tgbot.service.records import GameRecord
+from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
-from tgbot.storage.store import Store, connect
+from tgbot.storage.store import Store
 
 from ..redis_server import cluster_url
 from .server import TelegramSim, build_sim_app
@@ -172,15 +174,15 @@ class Harness:
 
     async def record_of_chat(self, chat_id: int) -> GameRecord | None:
         """The stored game of a group, read straight from Redis."""
-        game_id = await self.store.get(self.store.keys.chat_game(chat_id))
+        game_id = await self.store.commits.get(self.store.keys.chat_game(chat_id))
         if not game_id:
             return None
-        raw = await self.store.get_json(self.store.keys.game(game_id))
+        raw = await self.store.commits.get_json(self.store.keys.game(game_id))
         return None if raw is None else GameRecord.from_dict(raw)
 
     async def record(self, game_id: str) -> GameRecord | None:
         """A stored game by id."""
-        raw = await self.store.get_json(self.store.keys.game(game_id))
+        raw = await self.store.commits.get_json(self.store.keys.game(game_id))
         return None if raw is None else GameRecord.from_dict(raw)
 
     def has_button(self, chat_id: int, text: str) -> bool:
@@ -238,13 +240,14 @@ class Harness:
         await self.delivered(chat_owner(chat_id), timeout)
         # The reply to an update that changed a game waits in that game's outbox.
         keys = self.store.keys
-        game_id = await self.store.get(
+        game_id = await self.store.commits.get(
             keys.chat_game(chat_id) if chat_id < 0 else keys.user_game(chat_id)
         )
         if game_id:
             deadline = time.monotonic() + timeout
             while any(
-                op.get("chat") == chat_id for _, op in await self.store.outbox_items(game_id)
+                op.get("chat") == chat_id
+                for _, op in await self.store.outboxes.outbox_items(game_id)
             ):
                 if time.monotonic() > deadline:
                     raise AssertionError(f"replies to chat {chat_id} still undelivered")
@@ -280,7 +283,7 @@ class Harness:
         """Wait until the bot has delivered every message the game's steps (or, for an
         outbox owner like chat_owner(chat), a chat's replies) queued."""
         deadline = time.monotonic() + timeout
-        while await self.store.outbox_head(game_id) is not None:
+        while await outbox_head(self.store, game_id) is not None:
             if time.monotonic() > deadline:
                 raise AssertionError(f"outbox {game_id} still has undelivered messages")
             await asyncio.sleep(0.01)

@@ -17,16 +17,19 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..config import DAY_S, Deadlines
+from ..config import Deadlines
 from ..engine import SEED_BITS, Game, game_to_dict
 from ..rendering import tabletop, ui
 from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
+from ..storage.commit import Duplicate
+from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
-from ..storage.store import Duplicate, Store, Writes
+from ..storage.store import Store
+from ..storage.updates import Handling
 from .history import History
 from .outcomes import Notice, Refusal, Said
 from .plan import Send
-from .records import CANCELLED, GAME_ID, OVER, GameRecord
+from .records import GAME_ID, OVER, GameRecord
 from .results import Origin, Person, Reply, UserError
 from .settings import ChatSettings, next_setting
 from .step_messages import (
@@ -36,8 +39,6 @@ from .step_messages import (
 log = logging.getLogger(__name__)
 
 ID_ALPHABET = string.ascii_lowercase + string.digits
-RECORD_TTL_S = 7 * DAY_S  # an untouched game is dropped after a week
-FINISHED_TTL_S = DAY_S
 DEADLINE_LEASE_MS = 30_000
 JOIN_PAYLOAD = re.compile(rf"j{GAME_ID}")  # /start j<game id>, the lobby's deep link
 
@@ -75,7 +76,6 @@ class ServiceCore:
         new_seed: Callable[[], int] = lambda: secrets.randbits(SEED_BITS),
     ) -> None:
         self.store = store
-        self.keys = store.keys
         self.catalogs = catalogs
         self.defaults = defaults
         self.bot_username = bot_username
@@ -95,7 +95,7 @@ class ServiceCore:
 
     async def person_language(self, person: Person) -> str:
         """A person's language: their /language choice, else Telegram's if ka/en, else ka."""
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         return pick_language(prefs.get("lang"), person.language_code)
 
     async def translator_for(self, person: Person) -> Translator:
@@ -104,7 +104,9 @@ class ServiceCore:
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """A group's settings (the defaults where its admins chose nothing)."""
-        return ChatSettings.from_stored(await self.store.chat_settings(chat_id), self.defaults)
+        return ChatSettings.from_stored(
+            await self.store.prefs.chat_settings(chat_id), self.defaults
+        )
 
     async def change_setting(self, chat_id: int, key: str, update_id: int) -> ChatSettings:
         """Switch one of a group's settings (`key`, one of `settings.SETTINGS`) to its next
@@ -116,7 +118,7 @@ class ServiceCore:
             current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
             return {key: next_setting(key, current)}
 
-        written = await self.store.change_chat_settings(chat_id, update_id, change)
+        written = await self.store.prefs.change_chat_settings(chat_id, update_id, change)
         if written is None:
             raise Duplicate
         return ChatSettings.from_stored(written, self.defaults)
@@ -133,11 +135,11 @@ class ServiceCore:
         """Store a person's language; the games they are in speak it from the next step."""
         if lang not in LANGUAGES:
             raise UserError(Refusal.UNKNOWN_LANGUAGE, await self.person_language(person))
-        await self.store.set_user_prefs(person.id, lang=lang)
-        game_id = await self.store.get(self.keys.user_game(person.id))
+        await self.store.prefs.set_user_prefs(person.id, lang=lang)
+        game_id = await self.store.games.game_of_player(person.id)
         if game_id:
 
-            def build(record: GameRecord, _: dict[str, str | None], __: Writes) -> None:
+            def build(record: GameRecord, _: Seen, __: GameTx) -> None:
                 seat = record.seat(person.id)
                 if seat is not None:
                     seat.lang = lang
@@ -151,41 +153,32 @@ class ServiceCore:
     async def _mutate(
         self,
         game_id: str,
-        change: Callable[[GameRecord, dict[str, str | None], Writes], None],
-        extra_watch: tuple[str, ...] = (),
-        update_id: int | None = None,
+        change: Callable[[GameRecord, Seen, GameTx], None],
+        players: tuple[int, ...] = (),
+        update: Handling | None = None,
         reply: tuple[Origin, Reply] | None = None,
         lang: str | None = None,
     ) -> GameRecord:
         """Load the game, let `change` alter it and queue writes, save compare-and-set.
 
+        `players`' indexes are read with the record (`change` sees which game each names);
         `reply` goes to the outbox of the chat the update came from, in the same transaction;
         `lang` is the language of whoever asked (a game gone by now is refused in it).
         """
-        key = self.keys.game(game_id)
         result: list[GameRecord] = []
-        watch = [key, *extra_watch]
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            raw = seen[key]
-            if raw is None:
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.record is None:
                 raise _Skip
-            record = GameRecord.from_dict(json.loads(raw))
-            writes = Writes(mark_update=update_id)
-            change(record, seen, writes)
+            record = GameRecord.from_dict(json.loads(seen.record))
+            change(record, seen, tx)
             if reply is not None:  # in the game's outbox: its slot, its transaction
-                writes.send(game_id, reply_op(*reply))
-            record.rev += 1
-            writes.set_json[key] = record.to_dict()
-            if record.status in (OVER, CANCELLED):
-                writes.expire[key] = FINISHED_TTL_S
-            else:
-                writes.expire[key] = RECORD_TTL_S
+                tx.send(game_id, reply_op(*reply))
+            tx.save(record)
             result[:] = [record]
-            return writes
 
         try:
-            await self.store.atomic(watch, build, update_id)
+            await self.store.games.transact(game_id, build, update, players=players)
         except _Skip:
             raise UserError(Refusal.GAME_OVER, lang) from None
         await self._committed(game_id)
@@ -204,29 +197,20 @@ class ServiceCore:
         Raises Duplicate if the update was applied before.
         """
         owner = chat_owner(origin.chat_id)
-
-        def build(_: dict[str, str | None]) -> Writes:
-            writes = Writes(mark_update=origin.update_id)
-            writes.send(owner, reply_op(origin, reply))
-            return writes
-
-        await self.store.atomic([], build, origin.update_id, scope=self.keys.outbox(owner))
+        await self.store.commits.queue(owner, [reply_op(origin, reply)], origin.update)
         await self._committed(owner)
 
-    def _apply_step(
-        self, record: GameRecord, game: Game, events: list[Any], writes: Writes
-    ) -> None:
+    def _apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
         self.history.tally_claims(record, events)  # before the plan: the table shows the tally
         bluffs = self.history.bluffs_revealed(record, game, now) if game.over else None
         plan = self.messages.build(record, game, events, now, bluffs)
-        for op in plan.ops:
-            writes.send(record.id, op.to_op())
+        tx.send_all([op.to_op() for op in plan.ops])
         record.engine = game_to_dict(game)
         if game.over:
-            self._finish(record, writes, OVER)
-            self.history.game_over(record, game, writes, now)  # kept and counted in this commit
+            self._finish(record, tx, OVER)
+            self.history.game_over(record, game, tx, now)  # kept and counted in this commit
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)
             return
         record.ai_due_ms = None
@@ -236,7 +220,7 @@ class ServiceCore:
             record.ai_due_ms = now + pause
         due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
         if due:
-            writes.deadline_set[record.id] = min(due)
+            tx.arm_deadline(min(due))
 
     def _lobby_screen(self, record: GameRecord) -> ui.Screen:
         t = self.catalogs.get(record.lang)
@@ -245,14 +229,11 @@ class ServiceCore:
         names = [s.name for s in record.players]
         return tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
 
-    def _finish(self, record: GameRecord, writes: Writes, status: str) -> None:
+    def _finish(self, record: GameRecord, tx: GameTx, status: str) -> None:
         record.status = status
         record.deadline_ms = None
         record.prompts = {}
-        writes.deadline_clear.append(record.id)
-        writes.delete.append(self.keys.chat_game(record.chat_id))
-        writes.delete.extend(self.keys.user_game(s.id) for s in record.players)
-        writes.expire[self.keys.messages(record.id)] = FINISHED_TTL_S
+        tx.close(record.chat_id, [s.id for s in record.players])
 
 
 class NeedsStart(Exception):

@@ -8,15 +8,11 @@ import random
 
 from ..ai import choose
 from ..engine import MIN_PLAYERS, view_of
-from ..storage.store import Writes
+from ..storage.games import GameTx, Seen
 from . import archive
-from .core import (
-    DEADLINE_LEASE_MS,
-    FINISHED_TTL_S,
-    RECORD_TTL_S,
-)
+from .core import DEADLINE_LEASE_MS
 from .lobby import LobbyRoom
-from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord
+from .records import LOBBY, OVER, PLAYING, GameRecord
 
 log = logging.getLogger(__name__)
 
@@ -27,33 +23,31 @@ class DeadlineRoom(LobbyRoom):
     async def fire_deadline(self, game_id: str) -> None:
         """A deadline came due: start or close a lobby, apply the timeout default, or count
         a finished game (its last step armed its deadline to fire at once)."""
-        key = self.keys.game(game_id)
         now = self.now_ms()
         fired: list[bool] = []
         finished: list[bool] = []
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            raw = seen[key]
-            writes = Writes()
+        def build(seen: Seen, tx: GameTx) -> None:
+            raw = seen.record
             record = None if raw is None else GameRecord.from_dict(json.loads(raw))
             if record is None or record.status == OVER:
                 # Counted below, from its kept record if there is one (the game's state may
                 # be gone before it). Its deadline stays armed until then: a crash before
                 # the count fires it again.
                 finished.append(True)
-                return writes
+                return
             if record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
-                writes.deadline_clear.append(game_id)
-                return writes
+                tx.clear_deadline()
+                return
             due = min(d for d in (record.deadline_ms, record.ai_due_ms) if d is not None)
             if due > now:  # the game moved on since: re-arm its real deadline
-                writes.deadline_set[game_id] = due
-                return writes
+                tx.arm_deadline(due)
+                return
             if record.status == LOBBY:
                 if len(record.players) >= MIN_PLAYERS and record.humans():
-                    self._start(record, writes)
+                    self._start(record, tx)
                 else:
-                    self._cancel(record, writes, "empty")
+                    self._cancel(record, tx, "empty")
             else:
                 game = record.game()
                 ai = [p for p in game.awaiting().players if p in record.ai_ids()]
@@ -65,34 +59,26 @@ class DeadlineRoom(LobbyRoom):
                 else:
                     events = game.apply_timeout()
                     archive.note_move(record, now, None, None)  # replayed as a timeout
-                self._apply_step(record, game, events, writes)
-            record.rev += 1
-            writes.set_json[key] = record.to_dict()
-            writes.expire[key] = (
-                FINISHED_TTL_S if record.status in (OVER, CANCELLED) else RECORD_TTL_S
-            )
+                self._apply_step(record, game, events, tx)
+            tx.save(record)
             fired.append(True)
-            return writes
 
-        await self.store.atomic([key], build)
+        await self.store.games.transact(game_id, build)
         if fired:
             await self._committed(game_id)
         if finished and not await self.history.settle_if_over(game_id):
-            await self.store.clear_deadline(game_id)  # nothing kept to count
+            await self.store.deadlines.clear_deadline(game_id)  # nothing kept to count
 
     async def prompt_delivered(self, game_id: str, context: int, seconds: int) -> None:
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
         the first of its prompts to arrive, else at least that (compare-and-set: only while
         that decision is still the one awaited)."""
-        key = self.keys.game(game_id)
         due_ms = self.now_ms() + 1000 * seconds
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            writes = Writes()
-            raw = seen[key]
-            if raw is None:
-                return writes
-            record = GameRecord.from_dict(json.loads(raw))
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.record is None:
+                return
+            record = GameRecord.from_dict(json.loads(seen.record))
             first = record.delivered != context
             if (
                 record.status != PLAYING
@@ -100,20 +86,18 @@ class DeadlineRoom(LobbyRoom):
                 or record.deadline_ms is None
                 or (record.deadline_ms >= due_ms and not first)
             ):
-                return writes
-            record.deadline_ms = due_ms  # not a step of the game: rev stays
+                return
+            record.deadline_ms = due_ms
             record.delivered = context
-            writes.set_json[key] = record.to_dict()
-            writes.expire[key] = RECORD_TTL_S
+            tx.save(record, step=False)  # not a step of the game: rev stays
             due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
-            writes.deadline_set[game_id] = min(due)
-            return writes
+            tx.arm_deadline(min(due))
 
-        await self.store.atomic([key], build)
+        await self.store.games.transact(game_id, build)
 
     async def claim_and_fire(self, limit: int = 20) -> int:
         """Fire every deadline that is due (claimed once across processes); return how many."""
-        due = await self.store.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
+        due = await self.store.deadlines.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
         for game_id in due:
             try:
                 await self.fire_deadline(game_id)

@@ -6,7 +6,7 @@ deadlines and queries. Nothing here talks to Telegram.
 
 from __future__ import annotations
 
-from ..storage.store import Duplicate  # noqa: F401  (a second delivery of an update)
+from ..storage.commit import Duplicate  # noqa: F401  (a second delivery of an update)
 from .core import (  # noqa: F401  (the names the Telegram layer and tests import from here)
     AdminCheck,
     NeedsStart,

@@ -27,9 +27,11 @@ from ..engine import Game
 from ..engine import events as ev
 from ..rendering import history as texts
 from ..rendering.i18n import Catalogs, Translator, pick_language
+from ..storage.games import GameTx
 from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
 from ..storage.keys import chat_owner
-from ..storage.store import Store, Writes
+from ..storage.store import Store
+from ..storage.updates import Handling
 from . import callbacks
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
 from .outcomes import Notice, Refusal, Said
@@ -102,17 +104,15 @@ class History:
         claims = [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
         return texts.bluff_summary(t, claims, replayed.names())
 
-    def game_over(self, record: GameRecord, game: Game, writes: Writes, now_ms: int) -> None:
+    def game_over(self, record: GameRecord, game: Game, tx: GameTx, now_ms: int) -> None:
         """Store the game's record and arm the counting of the game.
 
         Called in the game's last transaction, after the game was closed (_finish).
         """
         key = self.records.keys.archive(record.id)
-        writes.set_str[key] = encode_archive(archive_of(record, game, now_ms))
-        writes.expire[key] = self.record_ttl_s
+        tx.keep(key, encode_archive(archive_of(record, game, now_ms)), self.record_ttl_s)
         # The deadline (closed by _finish) fires at once, to count the game (settle_if_over).
-        writes.deadline_clear = [g for g in writes.deadline_clear if g != record.id]
-        writes.deadline_set[record.id] = now_ms
+        tx.arm_deadline(now_ms)
 
     # ---- after it: counting, once per scope --------------------------------------------
 
@@ -123,7 +123,7 @@ class History:
         if archive is None:
             return False
         await self.settle(archive)
-        await self.store.clear_deadline(game_id)
+        await self.store.deadlines.clear_deadline(game_id)
         return True
 
     async def settle(self, archive: dict[str, Any]) -> None:
@@ -237,12 +237,14 @@ class History:
             raise self._none_kept(t)
         await self._queue(origin, origin.chat_id, origin.thread_id, self._texts(t, archive, None))
 
-    async def replay_pressed(self, person: Person, data: str, update_id: int) -> CallbackResult:
+    async def replay_pressed(
+        self, person: Person, data: str, update: Handling | None
+    ) -> CallbackResult:
         """The Replay button under a game's summary: its player gets it privately."""
         t = await self._translator(person)
         game_id = callbacks.replay_game(data)
         try:
-            await self.replay_for_person(person, Origin(update_id, person.id), game_id)
+            await self.replay_for_person(person, Origin(update, person.id), game_id)
         except UserError as err:
             return CallbackResult(err.said, alert=True)
         return CallbackResult(Said(Notice.REPLAY_SENT, t.language))
@@ -265,7 +267,7 @@ class History:
         return UserError(Refusal.NO_RECORD_KEPT, t.language, days=self.record_ttl_s // DAY_S)
 
     async def _translator(self, person: Person) -> Translator:
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         return self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
 
     async def _queue(
@@ -274,13 +276,6 @@ class History:
         """Queue messages for a chat with the update's mark, in one transaction (delivered
         by the sender, never from the handler)."""
         owner = chat_owner(chat_id)
-
-        def build(_: dict[str, str | None]) -> Writes:
-            writes = Writes(mark_update=origin.update_id)
-            for text in messages:
-                writes.send(owner, Send(chat_id, text, thread=thread_id, direct=True).to_op())
-            return writes
-
-        scope = self.store.keys.outbox(owner)
-        await self.store.atomic([], build, origin.update_id, scope=scope)  # Duplicate if seen
+        ops = [Send(chat_id, text, thread=thread_id, direct=True).to_op() for text in messages]
+        await self.store.commits.queue(owner, ops, origin.update)  # Duplicate if seen
         await self.committed(owner)

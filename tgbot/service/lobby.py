@@ -11,12 +11,12 @@ from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import guide, notices, tabletop
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
-from ..storage.store import Writes
+from ..storage.games import GameTx, Seen
+from ..storage.updates import Handling
 from . import archive, callbacks
 from .core import (
     ID_ALPHABET,
     JOIN_PAYLOAD,
-    RECORD_TTL_S,
     AdminCheck,
     NeedsStart,
     ServiceCore,
@@ -69,7 +69,7 @@ class LobbyRoom(ServiceCore):
             variant=settings.variant.value,
         )
 
-    async def play_again(self, old_id: str, person: Person, update_id: int | None = None) -> Said:
+    async def play_again(self, old_id: str, person: Person, update: Handling | None = None) -> Said:
         """Play again: a new lobby in the same group with the finished game's players.
 
         Everyone who can still be written to and is not in another game is listed at once
@@ -77,7 +77,7 @@ class LobbyRoom(ServiceCore):
         any lobby. Whoever pressed opens it. The old message loses its button.
         """
         lang = await self.person_language(person)
-        raw = await self.store.get_json(self.keys.game(old_id))
+        raw = await self.store.games.record(old_id, update)
         if raw is None:
             raise UserError(Refusal.GAME_OVER, lang)
         old = GameRecord.from_dict(raw)
@@ -86,54 +86,49 @@ class LobbyRoom(ServiceCore):
         if old.seat(person.id) is None:
             raise UserError(Refusal.NOT_A_PLAYER_OF_FINISHED, lang)
         record = await self._new_record(old.chat_id, old.thread_id, person.id)
-        prefs = {s.id: await self.store.user_prefs(s.id) for s in old.humans()}
+        prefs = {s.id: await self.store.prefs.user_prefs(s.id) for s in old.humans()}
         group_t = self.catalogs.get(old.lang)
-        chat_key = self.keys.chat_game(old.chat_id)
-        user_keys = {s.id: self.keys.user_game(s.id) for s in old.humans()}
         # Two transactions, each in one slot (a Redis Cluster has no other kind): first the
         # new lobby, which claims the group's index, so that of two presses one opens it;
         # then the finished game's message loses Play again. A crash in between leaves the
         # button, and a press then hears that a game is open in the group.
-        watch = [self.keys.game(record.id), chat_key, *user_keys.values()]
+        humans = tuple(s.id for s in old.humans())
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            if seen[chat_key]:
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.chat(old.chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            writes = Writes(mark_update=update_id)
             record.players = []
             for seat in old.players:
                 if seat.ai:
                     record.players.append(Seat(seat.id, seat.name, record.lang, ai=True))
                     continue
                 mine = prefs[seat.id]
-                if mine.get("dm") != "1" or seen[user_keys[seat.id]]:
+                if mine.get("dm") != "1" or seen.player(seat.id):
                     continue  # cannot get cards privately, or already in another game
                 record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
-                writes.set_str[user_keys[seat.id]] = record.id
-                writes.expire[user_keys[seat.id]] = RECORD_TTL_S
-            writes.set_str[chat_key] = record.id
-            writes.expire[chat_key] = RECORD_TTL_S
+                tx.claim_player(seat.id)
+            tx.claim_chat(old.chat_id)
             screen = self._lobby_screen(record)
-            writes.send(
+            tx.send(
                 record.id,
                 group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op(),
             )
-            writes.set_json[self.keys.game(record.id)] = record.to_dict()
-            writes.expire[self.keys.game(record.id)] = RECORD_TTL_S
-            writes.deadline_set[record.id] = record.deadline_ms or record.created_ms
-            return writes
+            tx.save(record, step=False)
+            tx.arm_deadline(record.deadline_ms or record.created_ms)
 
-        def close_old(finished: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def close_old(finished: GameRecord, _: Seen, tx: GameTx) -> None:
             """The finished game's message keeps its story and its Replay, loses Play again."""
             if finished.turn_ref is None:
                 return  # another press closed it already
             again = notices.new_game_opened_by(group_t, person.name)
             text = "\n".join([*finished.story, "", again])
             replay = history_texts.replay_button(group_t, old_id)
-            writes.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
+            tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
 
-        await self.store.atomic(watch, build, update_id)
+        await self.store.games.transact(
+            record.id, build, update, chats=(old.chat_id,), players=humans
+        )
         log.info(
             "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
         )
@@ -143,25 +138,22 @@ class LobbyRoom(ServiceCore):
         return Said(Notice.NEW_GAME_OPENED, lang)
 
     async def new_game(
-        self, chat_id: int, thread_id: int | None, person: Person, update_id: int | None = None
+        self, chat_id: int, thread_id: int | None, person: Person, update: Handling | None = None
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
         lang = await self.group_language(chat_id)
-        existing = await self.store.get(self.keys.chat_game(chat_id))
+        existing = await self.store.games.game_of_chat(chat_id)
         if existing:
             raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         record = await self._new_record(chat_id, thread_id, person.id)
         game_id, now = record.id, record.created_ms
-        chat_key, user_key = self.keys.chat_game(chat_id), self.keys.user_game(person.id)
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
-        watch = [self.keys.game(game_id), chat_key, user_key]
 
-        def build(seen: dict[str, str | None]) -> Writes:
-            if seen[chat_key]:
+        def build(seen: Seen, tx: GameTx) -> None:
+            if seen.chat(chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            writes = Writes(mark_update=update_id)
-            if prefs.get("dm") == "1" and not seen[user_key]:
+            if prefs.get("dm") == "1" and not seen.player(person.id):
                 record.players.append(
                     Seat(
                         person.id,
@@ -169,20 +161,16 @@ class LobbyRoom(ServiceCore):
                         pick_language(prefs.get("lang"), person.language_code),
                     )
                 )
-                writes.set_str[user_key] = game_id
-                writes.expire[user_key] = RECORD_TTL_S
-            writes.set_str[chat_key] = game_id
-            writes.expire[chat_key] = RECORD_TTL_S
+                tx.claim_player(person.id)
+            tx.claim_chat(chat_id)
             screen = self._lobby_screen(record)
-            writes.send(
-                game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op()
-            )
-            writes.set_json[self.keys.game(game_id)] = record.to_dict()
-            writes.expire[self.keys.game(game_id)] = RECORD_TTL_S
-            writes.deadline_set[game_id] = record.deadline_ms or now
-            return writes
+            tx.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
+            tx.save(record, step=False)
+            tx.arm_deadline(record.deadline_ms or now)
 
-        await self.store.atomic(watch, build, update_id)
+        await self.store.games.transact(
+            game_id, build, update, chats=(chat_id,), players=(person.id,)
+        )
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self._committed(game_id)
         return None
@@ -191,7 +179,7 @@ class LobbyRoom(ServiceCore):
         self,
         game_id: str,
         person: Person,
-        update_id: int | None = None,
+        update: Handling | None = None,
         reply_to: Origin | None = None,
         lead: str = "",
     ) -> Said:
@@ -199,39 +187,38 @@ class LobbyRoom(ServiceCore):
 
         With `reply_to`, the confirmation (after `lead`) is also queued as the reply there.
         """
-        prefs = await self.store.user_prefs(person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
         lang = pick_language(prefs.get("lang"), person.language_code)
         if prefs.get("dm") != "1":
             raise NeedsStart(game_id)
-        user_key = self.keys.user_game(person.id)
 
-        def change(record: GameRecord, seen: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, seen: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if record.seat(person.id):
                 raise UserError(Refusal.ALREADY_IN_GAME, lang)
-            if seen[user_key] and seen[user_key] != record.id:
+            elsewhere = seen.player(person.id)
+            if elsewhere and elsewhere != record.id:
                 raise UserError(Refusal.IN_ANOTHER_GAME, lang)
             if len(record.players) >= MAX_PLAYERS:
                 raise UserError(Refusal.GAME_FULL, lang)
             record.players.append(Seat(person.id, person.name, lang))
-            writes.set_str[user_key] = record.id
-            writes.expire[user_key] = RECORD_TTL_S
-            writes.send(record.id, self._lobby_edit(record))
+            tx.claim_player(person.id)
+            tx.send(record.id, self._lobby_edit(record))
 
         joined = Said(Notice.JOINED, lang)
         reply = None
         if reply_to is not None:
             text = notices.say(self.catalogs.get(lang), joined)
             reply = (reply_to, Reply(_joined(lead, text)))
-        await self._mutate(game_id, change, (user_key,), update_id, reply, lang)
+        await self._mutate(game_id, change, (person.id,), update, reply, lang)
         return joined
 
     async def leave_lobby_or_game(
         self,
         game_id: str,
         person: Person,
-        update_id: int | None = None,
+        update: Handling | None = None,
         reply_to: Origin | None = None,
     ) -> Said:
         """Leave a lobby, or a running game (all your cards turn face up).
@@ -240,14 +227,14 @@ class LobbyRoom(ServiceCore):
         """
         lang = await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             seat = record.seat(person.id)
             if seat is None:
                 raise UserError(Refusal.NOT_IN_GAME, lang)
             if record.status == LOBBY:
                 record.players.remove(seat)
-                writes.delete.append(self.keys.user_game(person.id))
-                writes.send(record.id, self._lobby_edit(record))
+                tx.release_player(person.id)
+                tx.send(record.id, self._lobby_edit(record))
                 return
             if record.status != PLAYING:
                 raise UserError(Refusal.GAME_OVER, lang)
@@ -257,23 +244,23 @@ class LobbyRoom(ServiceCore):
             except IllegalDecision:
                 raise UserError(Refusal.ALREADY_OUT, lang) from None
             archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)
-            writes.delete.append(self.keys.user_game(person.id))
-            self._apply_step(record, game, events, writes)
+            tx.release_player(person.id)
+            self._apply_step(record, game, events, tx)
 
         left = Said(Notice.LEFT, lang)
         reply = None
         if reply_to is not None:
             reply = (reply_to, Reply(notices.say(self.catalogs.get(lang), left)))
-        await self._mutate(game_id, change, (), update_id, reply, lang)
+        await self._mutate(game_id, change, (), update, reply, lang)
         return left
 
     async def start_game(
-        self, game_id: str, person: Person | None, update_id: int | None = None
+        self, game_id: str, person: Person | None, update: Handling | None = None
     ) -> None:
         """Start a lobby now (a player's request, or its timer with `person` None)."""
         lang = None if person is None else await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person is not None and record.seat(person.id) is None:
@@ -282,17 +269,17 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.TOO_FEW_PLAYERS, lang)
             if not record.humans():
                 raise UserError(Refusal.NO_HUMAN, lang)
-            self._start(record, writes)
+            self._start(record, tx)
 
-        await self._mutate(game_id, change, (), update_id, lang=lang)
+        await self._mutate(game_id, change, (), update, lang=lang)
 
     async def change_ai(
-        self, game_id: str, person: Person, add: bool, update_id: int | None = None
+        self, game_id: str, person: Person, add: bool, update: Handling | None = None
     ) -> Said:
         """The lobby's creator adds or removes an AI player."""
         lang = await self.person_language(person)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person.id != record.creator:
@@ -309,12 +296,12 @@ class LobbyRoom(ServiceCore):
                 record.players.remove(ais[-1])
             else:
                 raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
-            writes.send(record.id, self._lobby_edit(record))
+            tx.send(record.id, self._lobby_edit(record))
 
-        await self._mutate(game_id, change, (), update_id, lang=lang)
+        await self._mutate(game_id, change, (), update, lang=lang)
         return Said(Notice.AI_CHANGED, lang)
 
-    def _start(self, record: GameRecord, writes: Writes) -> None:
+    def _start(self, record: GameRecord, tx: GameTx) -> None:
         record.seed = self.new_seed()
         game, events = Game.new(
             [s.id for s in record.players],
@@ -326,7 +313,7 @@ class LobbyRoom(ServiceCore):
         # The lobby message becomes the first turn's: who plays, the table, who moves first.
         record.story = []
         record.turn_ref = LOBBY_REF
-        self._apply_step(record, game, events, writes)
+        self._apply_step(record, game, events, tx)
         log.info(
             "game %s started in chat %s with %d players",
             record.id,
@@ -339,39 +326,39 @@ class LobbyRoom(ServiceCore):
         game_id: str,
         person: Person,
         is_admin: AdminCheck = _never_admin,
-        update_id: int | None = None,
+        update: Handling | None = None,
     ) -> None:
         """Cancel a game (its creator or an admin of the game's group)."""
         lang = await self.person_language(person)
-        raw = await self.store.get_json(self.keys.game(game_id))
+        raw = await self.store.games.record(game_id, update)
         creator = raw is not None and raw.get("creator") == person.id
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status not in (LOBBY, PLAYING):
                 raise UserError(Refusal.GAME_OVER, lang)
-            self._cancel(record, writes)
+            self._cancel(record, tx)
 
-        await self._mutate(game_id, change, (), update_id, lang=lang)
+        await self._mutate(game_id, change, (), update, lang=lang)
 
-    def _cancel(self, record: GameRecord, writes: Writes, reason: str = "cancelled") -> None:
+    def _cancel(self, record: GameRecord, tx: GameTx, reason: str = "cancelled") -> None:
         group_t = self.catalogs.get(record.lang)
         text = tabletop.lobby_closed_text(group_t, reason, [s.name for s in record.players])
         if record.status == LOBBY:
-            writes.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
+            tx.send(record.id, group_edit(record, LOBBY_REF, text).to_op())
         elif record.turn_ref is not None:
             # The turn message still says who must decide (or offers answers): it closes
             # with the news instead, so no expired waiting line or live button stays.
             story = "\n".join([*record.story, "", text])
-            writes.send(record.id, group_edit(record, record.turn_ref, story).to_op())
+            tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
-            writes.send(record.id, group_send(record, text, TURN_REF).to_op())
-        self._tell_everyone(record, writes, reason)
-        self._finish(record, writes, CANCELLED)
+            tx.send(record.id, group_send(record, text, TURN_REF).to_op())
+        self._tell_everyone(record, tx, reason)
+        self._finish(record, tx, CANCELLED)
         log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)
 
-    def _tell_everyone(self, record: GameRecord, writes: Writes, reason: str) -> None:
+    def _tell_everyone(self, record: GameRecord, tx: GameTx, reason: str) -> None:
         """Each person in the game reads privately that it is over: their open prompt is
         edited to say so (no live buttons stay), else a short message is sent."""
         for seat in record.humans():
@@ -385,18 +372,18 @@ class LobbyRoom(ServiceCore):
                 op = Send(seat.id, text, fallback=None if reason == "removed" else fallback)
             else:
                 continue  # a lobby that closed: the group saw it, nobody was dealt cards
-            writes.send(record.id, op.to_op())
+            tx.send(record.id, op.to_op())
 
     async def chat_closed(self, chat_id: int) -> None:
         """The bot was removed from a group: cancel its game, telling its players privately."""
-        game_id = await self.store.get(self.keys.chat_game(chat_id))
+        game_id = await self.store.games.game_of_chat(chat_id)
         if not game_id:
             return
 
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status in (LOBBY, PLAYING):
-                self._tell_everyone(record, writes, "removed")
-                self._finish(record, writes, CANCELLED)
+                self._tell_everyone(record, tx, "removed")
+                self._finish(record, tx, CANCELLED)
                 log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
 
         with contextlib.suppress(UserError):
@@ -408,17 +395,17 @@ class LobbyRoom(ServiceCore):
         can edit any more), so the game shows its lobby or turn message there anew, and
         edits that one from then on; the buttons left in the old group are refused (a
         press counts only in the game's chat)."""
-        game_id = await self.store.get(self.keys.chat_game(old_chat_id))
+        game_id = await self.store.games.game_of_chat(old_chat_id)
         if game_id:
             # Readdressed first, so that the message shown anew comes after all of them.
-            await self.store.outbox_move_chat(game_id, old_chat_id, new_chat_id)
+            await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
 
-            def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+            def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
                 if record.chat_id != old_chat_id:
                     return  # moved already (the sender and the service message both say so)
                 record.chat_id = new_chat_id
-                writes.delete.append(self.keys.chat_game(old_chat_id))
-                writes.set_str[self.keys.chat_game(new_chat_id)] = record.id
+                tx.release_chat(old_chat_id)
+                tx.claim_chat(new_chat_id)
                 shown: Edit | None = None
                 if record.status == LOBBY:
                     screen = self._lobby_screen(record)
@@ -426,13 +413,13 @@ class LobbyRoom(ServiceCore):
                 elif record.status == PLAYING:
                     shown = self.messages.turn_as_it_stands(record, record.game(), self.now_ms())
                 if shown is not None:
-                    writes.send(record.id, shown.to_op())
+                    tx.send(record.id, shown.to_op())
 
             with contextlib.suppress(UserError):
                 await self._mutate(game_id, change)
-        settings = await self.store.chat_settings(old_chat_id)
+        settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
-            await self.store.set_chat_settings(new_chat_id, **settings)
+            await self.store.prefs.set_chat_settings(new_chat_id, **settings)
 
     def join_link(self, game_id: str) -> str:
         """The deep link that opens the bot privately and joins the lobby at Start."""
@@ -443,25 +430,25 @@ class LobbyRoom(ServiceCore):
         person: Person,
         pressed: callbacks.ButtonPress,
         lang: str,
-        update_id: int | None,
+        update: Handling | None,
         is_admin: AdminCheck,
     ) -> CallbackResult:
         try:
             if pressed.code == callbacks.AGAIN:
-                return CallbackResult(await self.play_again(pressed.game_id, person, update_id))
+                return CallbackResult(await self.play_again(pressed.game_id, person, update))
             if pressed.code == callbacks.LOBBY_JOIN:
-                return CallbackResult(await self.join(pressed.game_id, person, update_id))
+                return CallbackResult(await self.join(pressed.game_id, person, update))
             if pressed.code == callbacks.LOBBY_LEAVE:
                 return CallbackResult(
-                    await self.leave_lobby_or_game(pressed.game_id, person, update_id)
+                    await self.leave_lobby_or_game(pressed.game_id, person, update)
                 )
             if pressed.code == callbacks.LOBBY_START:
-                await self.start_game(pressed.game_id, person, update_id)
+                await self.start_game(pressed.game_id, person, update)
                 return CallbackResult(Said(Notice.STARTING, lang))
             if pressed.code in (callbacks.LOBBY_ADD_AI, callbacks.LOBBY_REMOVE_AI):
                 add = pressed.code == callbacks.LOBBY_ADD_AI
-                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update_id))
-            await self.cancel(pressed.game_id, person, is_admin, update_id)
+                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update))
+            await self.cancel(pressed.game_id, person, is_admin, update)
             return CallbackResult(Said(Notice.CANCELLED, lang))
         except NeedsStart:
             return CallbackResult(url=self.join_link(pressed.game_id))
@@ -475,13 +462,13 @@ class LobbyRoom(ServiceCore):
 
         The welcome (and the join's outcome) is queued as the reply to `origin`, if given.
         """
-        await self.store.set_user_prefs(person.id, dm="1", name=person.name)
+        await self.store.prefs.set_user_prefs(person.id, dm="1", name=person.name)
         t = await self.translator_for(person)
         text = guide.start_text(t)
         if payload and JOIN_PAYLOAD.fullmatch(payload):
-            update_id = None if origin is None else origin.update_id
+            update = None if origin is None else origin.update
             try:
-                await self.join(payload[1:], person, update_id, origin, lead=text)
+                await self.join(payload[1:], person, update, origin, lead=text)
                 return
             except UserError as err:  # in the language the refusal was resolved in
                 text = _joined(text, notices.say(self.catalogs.get(err.said.lang), err.said))

@@ -7,7 +7,10 @@ from typing import Any
 from ..engine import IllegalDecision, view_of
 from ..rendering import prompting
 from ..rendering.i18n import pick_language
-from ..storage.store import Duplicate, Writes, applied
+from ..storage.commit import Duplicate
+from ..storage.games import GameTx, Seen
+from ..storage.plan import applied
+from ..storage.updates import Handling, update_id_of
 from . import archive, callbacks
 from .core import (
     AdminCheck,
@@ -31,7 +34,7 @@ class PlayRoom(LobbyRoom):
         self,
         person: Person,
         data: str,
-        update_id: int | None = None,
+        update: Handling | None = None,
         is_admin: AdminCheck = _never_admin,
         chat_id: int | None = None,
     ) -> CallbackResult:
@@ -45,20 +48,21 @@ class PlayRoom(LobbyRoom):
         except callbacks.BadButton:
             return _refused(Refusal.NOT_VALID, await self.person_language(person), alert=True)
         # The record and the presser's language in one round trip.
-        raw, prefs = await self.store.get_json_and_prefs(self.keys.game(pressed.game_id), person.id)
+        games = self.store.games
+        raw, prefs = await games.record_and_prefs(pressed.game_id, person.id, update)
         lang = pick_language(prefs.get("lang"), person.language_code)
         invalid = _refused(Refusal.NOT_VALID, lang, alert=True)
         if raw is None:
             return _refused(Refusal.GAME_OVER, lang)
-        if applied(raw, update_id):
+        if applied(raw, update_id_of(update)):
             raise Duplicate
         record = GameRecord.from_dict(raw)
         if pressed.code in callbacks.LOBBY_CODES:
             if chat_id != record.chat_id:
                 return invalid
-            return await self._lobby_press(person, pressed, lang, update_id, is_admin)
+            return await self._lobby_press(person, pressed, lang, update, is_admin)
         if chat_id == record.chat_id and callbacks.is_answer(pressed.code):
-            return await self._table_answer(person, record, pressed, lang, update_id)
+            return await self._table_answer(person, record, pressed, lang, update)
         if chat_id != person.id:
             return invalid
         if record.status != PLAYING:
@@ -82,9 +86,7 @@ class PlayRoom(LobbyRoom):
             decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
         except callbacks.BadButton:
             return invalid
-        return await self._decide(
-            pressed.game_id, pressed.context, person, decision, lang, update_id
-        )
+        return await self._decide(pressed.game_id, pressed.context, person, decision, lang, update)
 
     async def _table_answer(
         self,
@@ -92,7 +94,7 @@ class PlayRoom(LobbyRoom):
         record: GameRecord,
         pressed: callbacks.ButtonPress,
         lang: str,
-        update_id: int | None,
+        update: Handling | None,
     ) -> CallbackResult:
         """An answer pressed on the group's turn message: only by a player who may give it;
         anyone else gets a short toast and nothing changes."""
@@ -112,7 +114,7 @@ class PlayRoom(LobbyRoom):
         if decision not in view_of(game, person.id).legal:
             return _refused(Refusal.CANNOT_ANSWER_THAT_WAY, lang)
         return await self._decide(
-            pressed.game_id, pressed.context, person, decision, lang, update_id, table=True
+            pressed.game_id, pressed.context, person, decision, lang, update, table=True
         )
 
     async def _decide(
@@ -122,10 +124,10 @@ class PlayRoom(LobbyRoom):
         person: Person,
         decision: Any,
         lang: str,
-        update_id: int | None,
+        update: Handling | None,
         table: bool = False,
     ) -> CallbackResult:
-        def change(record: GameRecord, _: dict[str, str | None], writes: Writes) -> None:
+        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             current = record.table_context if table else record.prompts.get(person.id)
             if record.status != PLAYING or current != context:
                 raise UserError(Refusal.OUT_OF_DATE, lang)
@@ -135,10 +137,10 @@ class PlayRoom(LobbyRoom):
             except IllegalDecision as err:
                 raise UserError(engine_refusal(err.reason), lang) from None
             archive.note_move(record, self.now_ms(), person.id, decision)
-            self._apply_step(record, game, events, writes)
+            self._apply_step(record, game, events, tx)
 
         try:
-            await self._mutate(game_id, change, (), update_id, lang=lang)
+            await self._mutate(game_id, change, (), update, lang=lang)
         except UserError as err:
             return CallbackResult(err.said, alert=not table)
         return CallbackResult(Said(Notice.DECIDED, lang))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..engine import Variant, view_of
 from ..rendering import guide, tabletop
 from ..rendering.i18n import Translator
+from ..storage.updates import Handling
 from .core import (
     ServiceCore,
 )
@@ -16,19 +17,20 @@ from .results import Person, Reply, UserError
 class QueryRoom(ServiceCore):
     """Reads that change no game."""
 
-    async def game_of_chat(self, chat_id: int) -> GameRecord | None:
-        """The open game of a group."""
-        return await self._indexed_game(self.keys.chat_game(chat_id))
+    async def game_of_chat(self, chat_id: int, update: Handling | None = None) -> GameRecord | None:
+        """The open game of a group (its record kept in `update` for its transaction)."""
+        return await self._live(await self.store.games.game_of_chat(chat_id), update)
 
-    async def game_of_person(self, user_id: int) -> GameRecord | None:
-        """The game a person is in."""
-        return await self._indexed_game(self.keys.user_game(user_id))
+    async def game_of_person(
+        self, user_id: int, update: Handling | None = None
+    ) -> GameRecord | None:
+        """The game a person is in (its record kept in `update` for its transaction)."""
+        return await self._live(await self.store.games.game_of_player(user_id), update)
 
-    async def _indexed_game(self, index_key: str) -> GameRecord | None:
-        game_id = await self.store.get(index_key)
+    async def _live(self, game_id: str | None, update: Handling | None) -> GameRecord | None:
         if not game_id:
             return None
-        raw = await self.store.get_json(self.keys.game(game_id))
+        raw = await self.store.games.record(game_id, update)
         # An index entry is removed after the record's last step: one left behind (a crash
         # in between) names a game that is over, which reads as none.
         if raw is None or raw.get("status") not in (LOBBY, PLAYING):

@@ -99,7 +99,7 @@ class GameRecord:
         """Read what to_dict() wrote."""
         data = dict(data)
         data.pop("schema", None)
-        data.pop("_seen", None)  # the storage's dedup of updates (tgbot.storage.store)
+        data.pop("_seen", None)  # the storage's dedup of updates (tgbot/storage/plan.py)
         data["timing"] = Timing(**data["timing"])
         data["players"] = [Seat(**s) for s in data["players"]]
         data["prompts"] = {int(k): v for k, v in data["prompts"].items()}

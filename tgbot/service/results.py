@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rendering.ui import Keyboard, Screen
+from ..storage.updates import Handling, update_id_of
 from .outcomes import Refusal, Said
 
 
@@ -19,11 +20,17 @@ class Person:
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Where an update came from: its id, and the chat (and forum topic) replies go to."""
+    """Where an update came from: its handling (tgbot/storage/updates.py), and the chat
+    (and forum topic) replies go to."""
 
-    update_id: int
+    update: Handling | None
     chat_id: int
     thread_id: int | None = None
+
+    @property
+    def update_id(self) -> int | None:
+        """The update's id (None when it is handled outside any update)."""
+        return update_id_of(self.update)
 
 
 @dataclass(slots=True)

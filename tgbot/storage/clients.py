@@ -14,7 +14,7 @@ after a back-off, for up to `RIDE_S` seconds, for a command and for a pipeline a
 
 What a retry can repeat is what redis-py's own retries repeat (a command that ran but whose
 reply was lost): every write here is a compare-and-set, an update id's mark, or idempotent
-(tgbot/storage/store.py), so a repeat changes nothing or is refused as applied before.
+(tgbot/storage/commit.py), so a repeat changes nothing or is refused as applied before.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ from redis.exceptions import (
     SlotNotCoveredError,
     TimeoutError,
 )
+
+# A Redis server or a Redis Cluster: both clients offer the commands used here.
+Client = Any
 
 REDIS_CONNECTIONS = 100  # per process (per node on a cluster)
 REDIS_POOL_WAIT_S = 10.0
@@ -201,3 +204,44 @@ def storage_error(err: BaseException) -> bool:
         tb = tb.tb_next
     # Raised in redis-py, or in asyncio's transport under a write of redis-py's.
     return "redis" in modules and modules[-1] in ("redis", "asyncio")
+
+
+def connect(url: str, cluster: bool = False) -> Client:
+    """A client for one server or, with `cluster`, for a Redis Cluster; both ride what a
+    dropped connection or a failover interrupts (above).
+
+    Both decode every reply as UTF-8 text (`decode_responses`): the one place where Redis
+    bytes become str. Everything stored is text (JSON, ids, numbers), and an outbox entry
+    read back is the exact text written, so LREM by entry still matches it."""
+    return cluster_client(url) if cluster else single_client(url)
+
+
+async def open_client(url: str) -> Client:
+    """The right client for `url`: a cluster's when the server says it is in cluster mode
+    (asked once, at start), else one server's (also when it cannot be asked yet: the
+    caller waits for it, then asks again with `cluster_client_if_needed`)."""
+    plain = connect(url)
+    try:
+        info = await plain.info("cluster")
+    except (RedisError, OSError):
+        return plain
+    if not info.get("cluster_enabled"):
+        return plain
+    await plain.aclose()
+    return connect(url, cluster=True)
+
+
+async def cluster_client_if_needed(client: Client, url: str) -> Client:
+    """`client`, or a cluster's client in its place if the server turns out to be one."""
+    if is_cluster(client):
+        return client
+    info = await client.info("cluster")
+    if not info.get("cluster_enabled"):
+        return client
+    await client.aclose()
+    return connect(url, cluster=True)
+
+
+def is_cluster(client: Client) -> bool:
+    """Whether the client talks to a Redis Cluster."""
+    return isinstance(client, RedisCluster)

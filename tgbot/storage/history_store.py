@@ -20,7 +20,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from .store import MAX_CAS_ATTEMPTS, Conflict
+from .commit import MAX_CAS_ATTEMPTS, Conflict
 
 GLOBAL_SCOPE = "all"
 

@@ -17,6 +17,7 @@ import zlib
 from dataclasses import dataclass
 
 CHAT_OWNER_PREFIX = "c:"
+OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 
 
 def chat_owner(chat_id: int) -> str:

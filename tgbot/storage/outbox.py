@@ -25,12 +25,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .keys import Keys
+from .commit import MAX_CAS_ATTEMPTS, Conflict
+from .keys import OUTBOX_TTL_S, Keys
 
 ROUTE_BATCH = 128  # inbox entries taken into lanes per pass
 LANE_HEAD = 64  # entries of each lane a pass reads
 MESSAGE_IDS_TTL_S = 7 * 24 * 3600  # a game's message ids (a finished game's: 24 h)
-OUTBOX_TTL_S = 3 * 24 * 3600  # undelivered messages this old are of no use to anyone
 LOCK_HOLD_MS = 60_000  # a delivery lock's life, renewed by every pass (a dead holder: lease)
 LEASED = "p:"  # starts the token of a lock held under a process's lease
 MARK = "\x01"  # starts a lane entry that names a state (no JSON entry starts with it)
@@ -163,22 +163,6 @@ end
 return left + redis.call('LLEN', KEYS[4])
 """
 
-# Take an owner's delivery lock (KEYS[1]) for ARGV[1] (ARGV[2] ms) unless another holds
-# it: 1, or the holder's token.
-_TAKE_LOCK = """
-local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] then return held end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
-
-# Take a delivery lock over from a holder (ARGV[1]) found dead. 1 when taken.
-_TAKE_OVER = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1
-"""
-
 # Replace lists and state values read whole (moving a chat's messages to another chat) if
 # the lists still hold what was read. KEYS: lanes set, states, then the lists; ARGV[1],
 # JSON: "lists" [[key index, read (count:joined), new entries]...], "states" [[field,
@@ -268,22 +252,18 @@ def lane_entries(row: list[str]) -> list[LaneEntry]:
     return entries
 
 
-class OutboxStore:
-    """The outbox half of `Store` (see the module's docstring)."""
+class Outboxes:
+    """Outboxes' inboxes, lanes and states (see the module's docstring)."""
 
-    redis: Any
-    keys: Keys
-    cluster: bool
+    def __init__(self, redis: Any, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._route = redis.register_script(_ROUTE_AND_READ)
+        self._delivered = redis.register_script(_DELIVERED)
+        self._rewrite = redis.register_script(_REWRITE)
 
     def _pipe(self) -> Any:
-        raise NotImplementedError
-
-    def _register_outbox_scripts(self) -> None:
-        self._route = self.redis.register_script(_ROUTE_AND_READ)
-        self._delivered = self.redis.register_script(_DELIVERED)
-        self._take_lock = self.redis.register_script(_TAKE_LOCK)
-        self._take_over = self.redis.register_script(_TAKE_OVER)
-        self._rewrite = self.redis.register_script(_REWRITE)
+        return self.redis.pipeline(transaction=False)
 
     async def outbox_pass(self, owner: str, token: str, ttl_s: int) -> Head | None:
         """Take up to ROUTE_BATCH queued entries into their chats' lanes and read every
@@ -367,22 +347,6 @@ class OutboxStore:
             )
         )
 
-    async def take_outbox_lock(self, owner: str, token: str) -> bool:
-        """Take an owner's delivery lock for `token` (a process's: see `sender_lease`),
-        taking it over from a holder whose process is gone."""
-        lock = self.keys.sending(owner)
-        held = await self._take_lock(keys=[lock], args=[token, LOCK_HOLD_MS])
-        if held == 1 or held == "1":
-            return True
-        held = str(held)
-        if not held.startswith(LEASED) or await self.redis.exists(self.keys.sender_lease(held)):
-            return False  # alive, or an older version's lock (it lapses within seconds)
-        return bool(await self._take_over(keys=[lock], args=[held, token, LOCK_HOLD_MS]))
-
-    async def renew_sender_lease(self, token: str, ttl_ms: int) -> None:
-        """Say that the process whose delivery locks hold `token` is alive, for `ttl_ms`."""
-        await self.redis.set(self.keys.sender_lease(token), "1", px=ttl_ms)
-
     async def outbox_items(self, owner: str) -> list[tuple[str, dict[str, Any]]]:
         """Every undelivered message of an owner (the lanes', then the inbox's), each as
         stored and as read. It reads everything: for tests and tools, not for delivery."""
@@ -413,15 +377,9 @@ class OutboxStore:
                     raws.append(value.split("\n", 3)[3])
         return [(raw, _read(raw)) for raw in raws + list(inbox)]
 
-    async def outbox_head(self, owner: str) -> dict[str, Any] | None:
-        """An undelivered message of an owner, if it has any (None: all delivered)."""
-        items = await self.outbox_items(owner)
-        return items[0][1] if items else None
-
     async def outbox_move_chat(self, owner: str, old_chat: int, new_chat: int) -> int:
         """Readdress an outbox's messages (and the group notes of its private ones) from a
         chat to the one it became, compare-and-set; return how many moved."""
-        from .store import MAX_CAS_ATTEMPTS, Conflict
 
         keys = self.keys
         for _ in range(MAX_CAS_ATTEMPTS):

@@ -84,11 +84,11 @@ async def _rules(c: CommandCall) -> Reply:
 
 
 async def _group_game(c: CommandCall) -> GameRecord | None:
-    return await c.service.game_of_chat(c.chat_id)
+    return await c.service.game_of_chat(c.chat_id, c.origin.update)
 
 
 async def _newgame(c: CommandCall) -> Reply | None:
-    return await c.service.new_game(c.chat_id, c.origin.thread_id, c.person, c.origin.update_id)
+    return await c.service.new_game(c.chat_id, c.origin.thread_id, c.person, c.origin.update)
 
 
 async def _join(c: CommandCall) -> Reply | None:
@@ -96,7 +96,7 @@ async def _join(c: CommandCall) -> Reply | None:
     if record is None:
         return Reply(replies.no_game_here(c.t))
     try:
-        await c.service.join(record.id, c.person, c.origin.update_id, reply_to=c.origin)
+        await c.service.join(record.id, c.person, c.origin.update, reply_to=c.origin)
     except NeedsStart:  # the bot may not write to them yet: a deep link, in their language
         t = await c.service.translator_for(c.person)
         screen = replies.open_the_bot_first(t, c.person.name, c.service.join_link(record.id))
@@ -110,10 +110,10 @@ async def _leave(c: CommandCall) -> Reply | None:
         if record is None:
             return Reply(replies.no_game_here(c.t))
     else:
-        record = await c.service.game_of_person(c.person.id)
+        record = await c.service.game_of_person(c.person.id, c.origin.update)
         if record is None:
             return Reply(replies.not_in_a_game(c.t))
-    await c.service.leave_lobby_or_game(record.id, c.person, c.origin.update_id, c.origin)
+    await c.service.leave_lobby_or_game(record.id, c.person, c.origin.update, c.origin)
     return None
 
 
@@ -121,7 +121,7 @@ async def _startgame(c: CommandCall) -> Reply | None:
     record = await _group_game(c)
     if record is None:
         return Reply(replies.no_game_here(c.t))
-    await c.service.start_game(record.id, c.person, c.origin.update_id)
+    await c.service.start_game(record.id, c.person, c.origin.update)
     return None
 
 
@@ -129,7 +129,7 @@ async def _cancel(c: CommandCall) -> Reply | None:
     record = await _group_game(c)
     if record is None:
         return Reply(replies.no_game_here(c.t))
-    await c.service.cancel(record.id, c.person, c.is_admin, c.origin.update_id)
+    await c.service.cancel(record.id, c.person, c.is_admin, c.origin.update)
     return None
 
 
@@ -147,7 +147,7 @@ async def _claims(c: CommandCall) -> Reply:
     if c.group:
         record = await _group_game(c)
     else:
-        record = await c.service.game_of_person(c.person.id)
+        record = await c.service.game_of_person(c.person.id, c.origin.update)
         if record is None:  # /newgame, the group's advice, does not work here
             return Reply(replies.not_in_a_game(c.t))
     return c.service.history.claims(record, c.t)

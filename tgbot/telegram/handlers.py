@@ -41,6 +41,7 @@ from ..service.game_service import AdminCheck, Duplicate, GameService
 from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
 from ..service.settings import SETTING_CHOICES
+from ..storage.updates import Handling
 from ..tasks import settle
 from . import outage
 from .answers import CallbackAnswer
@@ -55,7 +56,7 @@ THROTTLE_WINDOW_S = 10
 NAME_LIMIT = 40
 _JOINERS = {"\u200c", "\u200d"}  # zero-width (non-)joiner: part of emoji and some scripts
 
-Route = Callable[[Update, Any], Coroutine[Any, Any, CallbackAnswer | None]]
+Route = Callable[[Update, Any, Handling | None], Coroutine[Any, Any, CallbackAnswer | None]]
 Handler = BaseHandler[Update, Any, CallbackAnswer | None]
 
 
@@ -119,12 +120,23 @@ def where(command: Command) -> filters.BaseFilter:
     return filters.UpdateType.MESSAGE & chats
 
 
-def first_match(handlers: list[Handler], update: Update) -> tuple[Route, Any] | None:
-    """The first handler that applies to the update, with what its check found."""
-    for handler in handlers:
+# A python-telegram-bot handler that matches an update, and our route for what it matched
+# (which also takes the update's handling: see tgbot/storage/updates.py).
+Routed = tuple[Handler, Route]
+
+
+async def _matches_only(update: Update, context: Any) -> CallbackAnswer | None:
+    """Never called: the handlers here only match (`first_match`), the routes handle."""
+    return None
+
+
+def first_match(routes: list[Routed], update: Update) -> tuple[Route, Any] | None:
+    """The route of the first handler that applies to the update, with what its check
+    found."""
+    for handler, route in routes:
         found = handler.check_update(update)
         if found is not None and found is not False:
-            return handler.callback, found
+            return route, found
     return None
 
 
@@ -146,22 +158,32 @@ class Dispatcher:
         self._deliveries: set[asyncio.Task[None]] = set()
         service.on_commit = self.deliver_later
         # Presses are counted before they are matched (a forged one counts too).
-        self._buttons: list[Handler] = [
-            ButtonFamily(self._language_pressed, pattern=callbacks.LANGUAGE_PATTERN),
-            ButtonFamily(self._setting_pressed, pattern=callbacks.SETTING_PATTERN),
-            ButtonFamily(self._replay_pressed, pattern=callbacks.REPLAY_PATTERN),
-            CallbackQueryHandler(self._game_pressed),  # any other data: a game's button
+        self._buttons: list[Routed] = [
+            (
+                ButtonFamily(_matches_only, pattern=callbacks.LANGUAGE_PATTERN),
+                self._language_pressed,
+            ),
+            (ButtonFamily(_matches_only, pattern=callbacks.SETTING_PATTERN), self._setting_pressed),
+            (ButtonFamily(_matches_only, pattern=callbacks.REPLAY_PATTERN), self._replay_pressed),
+            # Any other data: a game's button.
+            (CallbackQueryHandler(_matches_only), self._game_pressed),
         ]
         # Unknown commands, and commands addressed to another bot, match none: quiet.
-        self._others: list[Handler] = [
-            ChatMemberHandler(self._membership_changed, ChatMemberHandler.MY_CHAT_MEMBER),
-            MessageHandler(
-                filters.UpdateType.MESSAGE & filters.StatusUpdate.MIGRATE, self._migrated
+        message = filters.UpdateType.MESSAGE
+        self._others: list[Routed] = [
+            (
+                ChatMemberHandler(_matches_only, ChatMemberHandler.MY_CHAT_MEMBER),
+                self._membership_changed,
             ),
-            MessageHandler(
-                filters.UpdateType.MESSAGE & filters.StatusUpdate.LEFT_CHAT_MEMBER, self._left
+            (MessageHandler(message & filters.StatusUpdate.MIGRATE, _matches_only), self._migrated),
+            (
+                MessageHandler(message & filters.StatusUpdate.LEFT_CHAT_MEMBER, _matches_only),
+                self._left,
             ),
-            *(CommandHandler(c.name, self._command_route(c), where(c)) for c in COMMANDS),
+            *(
+                (CommandHandler(c.name, _matches_only, where(c)), self._command_route(c))
+                for c in COMMANDS
+            ),
         ]
 
     async def deliver_later(self, owner: str) -> None:
@@ -188,49 +210,44 @@ class Dispatcher:
 
         Errors from storage propagate (the webhook answers 5xx and Telegram retries). A
         second delivery of an update is recognised where the update was applied (its
-        game's, or its chat's, latest update ids: tgbot.storage.store) and changes nothing.
+        game's, or its chat's, latest update ids: tgbot/storage/updates.py) and changes nothing.
         """
         query = update.callback_query
         chat = update.effective_chat
-        # A press's throttle count rides with the update's lease (one round trip).
+        if chat is None:
+            return await self._handle(update, None)
+        # A press's throttle count rides with the update's lease (one round trip). What
+        # its commits leave for after them is done at its end, also when it fails.
         counting = (query.from_user.id, THROTTLE_WINDOW_S) if query is not None else None
-        if chat is not None and not await self.store.begin_update(
-            chat.id, update.update_id, counting
-        ):
-            log.info("update %s seen before: ignored", update.update_id)
-            return CallbackAnswer(query.id) if query else None
-        try:
-            answer = await self._route(update)
-        except Duplicate:
-            log.info("update %s was applied before: ignored", update.update_id)
-            answer = CallbackAnswer(query.id) if query else None
-        except BaseException:
-            if chat is not None:  # what its commits left to do still is done
-                try:
-                    await self.store.abandon_update()
-                except Exception as err:  # Redis is away: the webhook says so for the update
-                    log.info(
-                        "update %s: writes after its commits failed: %r", update.update_id, err
-                    )
-            raise
-        log.info("update %s handled (chat %s)", update.update_id, chat.id if chat else None)
-        if chat is not None:
-            await self.store.end_update(chat.id, update.update_id)
+        async with self.store.update(chat.id, update.update_id, counting) as handling:
+            if handling.applied_before:
+                log.info("update %s seen before: ignored", update.update_id)
+                return CallbackAnswer(query.id) if query else None
+            answer = await self._handle(update, handling)
+            log.info("update %s handled (chat %s)", update.update_id, chat.id)
         return answer
 
-    async def _route(self, update: Update) -> CallbackAnswer | None:
+    async def _handle(self, update: Update, handling: Handling | None) -> CallbackAnswer | None:
+        query = update.callback_query
+        try:
+            return await self._route(update, handling)
+        except Duplicate:
+            log.info("update %s was applied before: ignored", update.update_id)
+            return CallbackAnswer(query.id) if query else None
+
+    async def _route(self, update: Update, handling: Handling | None) -> CallbackAnswer | None:
         if update.callback_query is not None:
-            return await self._press(update)
+            return await self._press(update, handling)
         message = update.message
         if message is not None and not isinstance(message.text, str | None):
             return None  # de_json lets a text through that is no string: no command
         route = first_match(self._others, update)
-        return None if route is None else await route[0](update, route[1])
+        return None if route is None else await route[0](update, route[1], handling)
 
-    async def _over_limit(self, who: int) -> int:
+    async def _over_limit(self, who: int, handling: Handling | None) -> int:
         """Count an update from `who`: 0 within the limit, 1 for the first one over it in
         this window (it gets a short notice), 2 for the rest (dropped quietly)."""
-        count = await self.store.hit(who, THROTTLE_WINDOW_S)
+        count = await self.store.updates.hit(who, THROTTLE_WINDOW_S, handling)
         if count <= self.throttle_limit:
             return 0
         return 1 if count == self.throttle_limit + 1 else 2
@@ -257,19 +274,19 @@ class Dispatcher:
 
     # ---- the chat and its members ----------------------------------------------------
 
-    async def _membership_changed(self, update: Update, _: object) -> None:
+    async def _membership_changed(self, update: Update, _: object, __: Handling | None) -> None:
         member = update.my_chat_member
         assert member is not None  # what ChatMemberHandler(MY_CHAT_MEMBER) matched
         if member.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
             await self.service.chat_closed(member.chat.id)
 
-    async def _migrated(self, update: Update, _: object) -> None:
+    async def _migrated(self, update: Update, _: object, __: Handling | None) -> None:
         message = update.message
         assert message is not None
         if message.migrate_to_chat_id:  # said in the old group (the new one says "from")
             await self.service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
-    async def _left(self, update: Update, _: object) -> None:
+    async def _left(self, update: Update, _: object, __: Handling | None) -> None:
         message = update.message
         assert message is not None and message.left_chat_member is not None
         if message.left_chat_member.id == self.bot.id:
@@ -277,11 +294,11 @@ class Dispatcher:
 
     # ---- buttons -------------------------------------------------------------------
 
-    async def _press(self, update: Update) -> CallbackAnswer:
+    async def _press(self, update: Update, handling: Handling | None) -> CallbackAnswer:
         query = update.callback_query
         assert query is not None
         person = person_of(query.from_user)
-        over = await self._over_limit(person.id)
+        over = await self._over_limit(person.id, handling)
         if over:
             if over == 1:
                 t = await self.service.translator_for(person)
@@ -289,7 +306,7 @@ class Dispatcher:
             return CallbackAnswer(query.id)  # stops the spinner, says nothing
         route = first_match(self._buttons, update)
         assert route is not None  # the last button handler takes every press
-        answer = await route[0](update, route[1])
+        answer = await route[0](update, route[1], handling)
         assert answer is not None
         return answer
 
@@ -297,7 +314,9 @@ class Dispatcher:
         t = await self.service.translator_for(person)
         return CallbackAnswer(query_id, replies.button_not_valid(t), True)
 
-    async def _language_pressed(self, update: Update, found: re.Match[str]) -> CallbackAnswer:
+    async def _language_pressed(
+        self, update: Update, found: re.Match[str], _: Handling | None
+    ) -> CallbackAnswer:
         query = update.callback_query
         assert query is not None
         person = person_of(query.from_user)
@@ -310,14 +329,18 @@ class Dispatcher:
             return CallbackAnswer(query.id, service_text(self.service.catalogs, err))
         return CallbackAnswer(query.id, service_text(self.service.catalogs, said))
 
-    async def _replay_pressed(self, update: Update, _: re.Match[str]) -> CallbackAnswer:
+    async def _replay_pressed(
+        self, update: Update, _: re.Match[str], handling: Handling | None
+    ) -> CallbackAnswer:
         query = update.callback_query
         assert query is not None and isinstance(query.data, str)
         person = person_of(query.from_user)
-        result = await self.service.history.replay_pressed(person, query.data, update.update_id)
+        result = await self.service.history.replay_pressed(person, query.data, handling)
         return CallbackAnswer(query.id, service_text(self.service.catalogs, result), result.alert)
 
-    async def _game_pressed(self, update: Update, _: object) -> CallbackAnswer:
+    async def _game_pressed(
+        self, update: Update, _: object, handling: Handling | None
+    ) -> CallbackAnswer:
         query = update.callback_query
         assert query is not None
         person = person_of(query.from_user)
@@ -327,7 +350,7 @@ class Dispatcher:
         result = await self.service.press(
             person,
             data,
-            update.update_id,
+            handling,
             is_admin=self._admin_check(person.id),
             chat_id=chat_id,
         )
@@ -349,7 +372,9 @@ class Dispatcher:
                     return CallbackAnswer(query.id, replies.button_out_of_date(t))
         return answer
 
-    async def _setting_pressed(self, update: Update, found: re.Match[str]) -> CallbackAnswer:
+    async def _setting_pressed(
+        self, update: Update, found: re.Match[str], _: Handling | None
+    ) -> CallbackAnswer:
         query = update.callback_query
         assert query is not None
         person = person_of(query.from_user)
@@ -388,9 +413,11 @@ class Dispatcher:
     def _command_route(self, command: Command) -> Route:
         """The route of one command of the table: CommandHandler found it and its words."""
 
-        async def route(update: Update, found: tuple[list[str], object]) -> CallbackAnswer | None:
-            assert update.message is not None
-            await self._command(command, update.message, update.update_id, " ".join(found[0]))
+        async def route(
+            update: Update, found: tuple[list[str], object], handling: Handling | None
+        ) -> CallbackAnswer | None:
+            assert update.message is not None and handling is not None  # a message's chat
+            await self._command(command, update.message, handling, " ".join(found[0]))
             return None  # a command's reply is queued, never a press's answer
 
         return route
@@ -401,7 +428,9 @@ class Dispatcher:
             service.group_translator(chat_id) if group else service.translator_for(person)
         )
 
-    async def _command(self, command: Command, message: Message, update_id: int, args: str) -> None:
+    async def _command(
+        self, command: Command, message: Message, handling: Handling, args: str
+    ) -> None:
         """Run a command of the table and queue its reply (unless it queued its own)."""
         if message.from_user is None:
             return
@@ -412,8 +441,10 @@ class Dispatcher:
         group = message.chat.type in GROUP_TYPES
         anonymous_admin = group and on_behalf is not None and on_behalf.id == message.chat.id
         thread = message.message_thread_id if message.is_topic_message else None
-        origin = Origin(update_id, message.chat.id, thread)
-        over = await self._over_limit(on_behalf.id if on_behalf is not None else person.id)
+        origin = Origin(handling, message.chat.id, thread)
+        over = await self._over_limit(
+            on_behalf.id if on_behalf is not None else person.id, handling
+        )
         if over:
             if over == 1:
                 t = await self._translator(message.chat.id, person, group)

@@ -139,7 +139,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
             if chat is not None:
                 self._chat_bank.pop(chat, None)  # what was counted ahead waits out the hold
                 seconds = _seconds(err.retry_after)
-                await self.store.hold_chat(chat, max(1, int(seconds * 1000)))
+                await self.store.windows.hold_chat(chat, max(1, int(seconds * 1000)))
                 log.warning("Telegram holds chat %s for %.0f s (%s)", chat, seconds, endpoint)
             raise
 
@@ -166,7 +166,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         want = 1 if group or optional else calls
         window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
         while True:
-            taken, wait_ms = await self.store.take_chat(
+            taken, wait_ms = await self.store.windows.take_chat(
                 chat, _now_ms(), limit, window, want, CHAT_SPEND_MS
             )
             if taken:
@@ -206,7 +206,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                         # A single call is spent at once: counted now, it costs no pace.
                         ahead = BOT_SPEND_MS if want > 1 else 0
                         limit = shares[shard]
-                        taken, wait_ms = await self.store.take_bot(
+                        taken, wait_ms = await self.store.windows.take_bot(
                             queued, shard, _now_ms(), limit, BOT_WINDOW_MS, want, ahead
                         )
                         if taken:

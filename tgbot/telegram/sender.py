@@ -17,9 +17,10 @@ from telegram.ext import ExtBot
 
 from .. import metrics
 from ..service.plan import Edit, Op, Send, from_op
-from ..storage.keys import CHAT_OWNER_PREFIX
-from ..storage.outbox import LEASED, OUTBOX_TTL_S, LaneEntry
-from ..storage.store import Store, Writes
+from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
+from ..storage.outbox import LEASED, LaneEntry
+from ..storage.plan import Writes
+from ..storage.store import Store
 from . import outage
 from .keyboards import markup
 from .message_refs import message_id as message_id_of
@@ -243,7 +244,7 @@ class Sender:
     async def _lease(self) -> None:
         """Make sure this process's lease is fresh, and kept so while deliveries run."""
         if time.monotonic() - self._leased_at > LEASE_MS / 3000:
-            await self.store.renew_sender_lease(self.token, LEASE_MS)
+            await self.store.delivery.renew_sender_lease(self.token, LEASE_MS)
             self._leased_at = time.monotonic()
         if self._keeper is None or self._keeper.done():
             self._keeper = asyncio.create_task(self._keep())
@@ -255,7 +256,7 @@ class Sender:
             if not self._running:
                 return
             try:
-                await self.store.renew_sender_lease(self.token, LEASE_MS)
+                await self.store.delivery.renew_sender_lease(self.token, LEASE_MS)
             except Exception as err:  # the next delivery renews it; its lock may be taken over
                 if not outage.STORAGE.failed("delivery lease", err):
                     log.warning("delivery lease not renewed: %s", err)
@@ -267,7 +268,7 @@ class Sender:
         while True:
             # The mark is read with the lock, before draining: a step that marks the outbox
             # meanwhile keeps its mark.
-            taken, mark = await self.store.lock_outbox(game_id, self.token)
+            taken, mark = await self.store.delivery.lock_outbox(game_id, self.token)
             if not taken:
                 return
             drained = False
@@ -276,8 +277,8 @@ class Sender:
                 drained = True
             finally:
                 if not drained:
-                    await self.store.unlock(self.keys.sending(game_id), self.token)
-            if await self.store.unlock_outbox(game_id, self.token, mark):
+                    await self.store.delivery.unlock(self.keys.sending(game_id), self.token)
+            if await self.store.delivery.unlock_outbox(game_id, self.token, mark):
                 return
             if not progressed:
                 return  # only group messages waiting for their minute: the sweeper retries
@@ -285,7 +286,7 @@ class Sender:
     async def flush_pending(self) -> None:
         """Deliver what any game still has queued (after a crash, or a failed send)."""
         now = time.monotonic()
-        for game_id in await self.store.pending_games():
+        for game_id in await self.store.delivery.pending_games():
             failures, next_try = self._backoff.get(game_id, (0, 0.0))
             if next_try > now:
                 continue
@@ -308,7 +309,7 @@ class Sender:
             self.keys.game(owner)
         ):
             return False
-        dropped = await self.store.outbox_drop(owner)
+        dropped = await self.store.outboxes.outbox_drop(owner)
         if dropped:
             log.warning("game %s is gone: %d undelivered messages dropped", owner, dropped)
         return True
@@ -319,12 +320,12 @@ class Sender:
         Order matters only within a chat, so a group held back by its 20-a-minute limit
         does not hold back the players' prompts: its lane stops, the others go on, and its
         messages wait in their lane, where later states of a message replace older ones.
-        Each round reads a bounded head of every lane (`Store.outbox_pass`) and removes
+        Each round reads a bounded head of every lane (`Outboxes.outbox_pass`) and removes
         what it delivered. Return whether anything was delivered.
         """
         progressed = await self._settle(game_id)
         while True:
-            head = await self.store.outbox_pass(game_id, self.token, OUTBOX_TTL_S)
+            head = await self.store.outboxes.outbox_pass(game_id, self.token, OUTBOX_TTL_S)
             if head is None:  # the lock was taken over: its new holder delivers
                 return progressed
             for raw in head.dropped:
@@ -361,7 +362,7 @@ class Sender:
             if any_delivered or sent:
                 progressed = True
                 try:
-                    left = await self.store.outbox_delivered(game_id, delivered, sent)
+                    left = await self.store.outboxes.outbox_delivered(game_id, delivered, sent)
                 except RedisError:
                     # Sent all the same: nothing of it may be sent again (see _settle).
                     owed = self._owed_raws.setdefault(game_id, {})
@@ -390,7 +391,7 @@ class Sender:
         if not (refs or raws):
             return False
         try:
-            await self.store.outbox_delivered(game_id, raws, refs)
+            await self.store.outboxes.outbox_delivered(game_id, raws, refs)
         except RedisError:
             self._owed_refs.setdefault(game_id, {}).update(refs)
             owed = self._owed_raws.setdefault(game_id, {})
@@ -461,7 +462,7 @@ class Sender:
         log.warning("chat %s is now %s: its game and queued messages follow", old_chat, new_chat)
         if self.on_migrated is not None:
             await self.on_migrated(old_chat, new_chat)
-        await self.store.outbox_move_chat(owner, old_chat, new_chat)
+        await self.store.outboxes.outbox_move_chat(owner, old_chat, new_chat)
 
     @staticmethod
     def _pace(op: Op, calls: int = 1) -> dict[str, Any]:
@@ -523,7 +524,7 @@ class Sender:
                 if message_id is None:
                     return
                 owed[token] = message_id
-            await self.store.outbox_sent(game_id, token, ref_key(op), message_id)
+            await self.store.outboxes.outbox_sent(game_id, token, ref_key(op), message_id)
             del owed[token]
             if not owed:
                 del self._owed_sent[game_id]
@@ -579,10 +580,10 @@ class Sender:
         user_id = op.chat
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
-        already_known = (await self.store.user_prefs(user_id)).get("dm") == "0"
+        already_known = (await self.store.prefs.user_prefs(user_id)).get("dm") == "0"
         fallback = op.fallback
         writes = Writes(hset={self.keys.user_prefs(user_id): {"dm": "0"}})
         if fallback is not None and fallback.note and not already_known:
             note = Send(fallback.group, fallback.note, thread=fallback.thread)
             writes.send(game_id, note.to_op())
-        await self.store.commit(writes)
+        await self.store.commits.commit(writes)

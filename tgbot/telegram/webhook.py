@@ -17,7 +17,7 @@ from telegram import Bot, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
 from ..storage.clients import storage_error
-from ..storage.store import Conflict
+from ..storage.commit import Conflict
 from .answers import CallbackAnswer
 
 log = logging.getLogger(__name__)

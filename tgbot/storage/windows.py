@@ -1,0 +1,114 @@
+"""Rate windows shared by every process: a sliding window of sends per chat, and the
+bot's calls in sharded windows (the policy is tgbot/telegram/rate_limit.py's)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from .keys import Keys
+
+# A sliding window of sends per chat, shared by every process: admit up to ARGV[5] sends
+# when the chat is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the
+# last ARGV[2] ms (several counted ARGV[6] ms ahead of now: the caller spends them within
+# that time), else say how long to wait. Both keys share a hash tag. {taken, ms to wait}.
+_WINDOW_ADMIT = """
+local held = redis.call('PTTL', KEYS[2])
+if held > 0 then return {0, held} end
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if free > 0 then
+  local n = math.min(free, tonumber(ARGV[5]))
+  local at = n > 1 and now + tonumber(ARGV[6]) or now
+  local entries = {}
+  for i = 1, n do
+    entries[#entries + 1] = at
+    entries[#entries + 1] = ARGV[4] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(entries))
+  redis.call('PEXPIRE', KEYS[1], window + (at - now))
+  return {n, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
+"""
+
+# Take up to ARGV[4] calls at once from a sliding window of the bot's calls (ARGV[3] in
+# ARGV[2] ms), counted ARGV[6] ms ahead of now: the caller spends them within that time,
+# so any window of their spending holds no more than the limit. Returns {taken, ms to
+# wait when none}.
+_WINDOW_TAKE = """
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local ahead = tonumber(ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if free > 0 then
+  local n = math.min(free, tonumber(ARGV[4]))
+  local entries = {}
+  for i = 1, n do
+    entries[#entries + 1] = now + ahead
+    entries[#entries + 1] = ARGV[5] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(entries))
+  redis.call('PEXPIRE', KEYS[1], window + ahead)
+  return {n, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
+"""
+
+# One transaction on one slot. ARGV[1] is JSON: "check", [key index, expected value or
+# false] pairs (compare-and-set on string keys); "seen", [key index, update id, kept, ttl]
+# or false (a sorted set of the latest update ids applied in this slot; an id already in
+# it, or older than all of a full set's, was applied before); "ops", the writes.
+
+
+class Windows:
+    """The rate windows' sorted sets."""
+
+    def __init__(self, redis: Any, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._admit = redis.register_script(_WINDOW_ADMIT)
+        self._take = redis.register_script(_WINDOW_TAKE)
+
+    async def take_chat(
+        self, chat_id: int, now_ms: int, limit: int, window_ms: int, n: int, ahead_ms: int
+    ) -> tuple[int, int]:
+        """Count up to `n` messages to a chat at once if its window allows (several are
+        counted `ahead_ms` ahead, to be spent within that time): (taken, 0), or (0, the
+        ms to wait first)."""
+        keys = self.keys
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        taken, wait = await self._admit(
+            keys=[keys.chat_sends(chat_id), keys.chat_hold(chat_id)],
+            args=[now_ms, window_ms, limit, token, n, ahead_ms],
+        )
+        return int(taken), int(wait)
+
+    async def take_bot(
+        self,
+        queued: bool,
+        shard: int,
+        now_ms: int,
+        limit: int,
+        window_ms: int,
+        n: int,
+        ahead_ms: int,
+    ) -> tuple[int, int]:
+        """Take up to `n` of the bot's calls at once from a shard of its window, each
+        counted `ahead_ms` ahead (to be spent within that time): (taken, 0), or (0, the
+        ms to wait)."""
+        token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
+        key = self.keys.bot_sends(queued, shard)
+        taken, wait = await self._take(
+            keys=[key], args=[now_ms, window_ms, limit, n, token, ahead_ms]
+        )
+        return int(taken), int(wait)
+
+    async def hold_chat(self, chat_id: int, ms: int) -> None:
+        """Make every process wait `ms` before writing to a chat again (Telegram's 429)."""
+        await self.redis.set(self.keys.chat_hold(chat_id), "1", px=ms)
