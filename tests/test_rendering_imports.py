@@ -55,4 +55,4 @@ def test_the_leaves_import_the_engine_and_the_catalogues_only() -> None:
 def test_the_scan_sees_imports() -> None:
     found = imported(TGBOT / "service" / "play.py")
     assert {"tgbot.rendering.prompting", "tgbot.service.callbacks"} <= found
-    assert "tgbot.storage.store" in found
+    assert "tgbot.storage.commit" in found

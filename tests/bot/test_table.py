@@ -15,12 +15,14 @@ from tgbot.engine import events as ev
 from tgbot.rendering.texts import describe
 
 
-async def claim(h: Harness, users: list[TgUser], label: str) -> tuple[TgUser, SimMessage]:
+async def claim(
+    h: Harness, users: list[TgUser], label: str, group: int = GROUP
+) -> tuple[TgUser, SimMessage]:
     """The player whose turn it is presses an action; return them and the turn message."""
     actor = next(u for u in users if h.sim.with_buttons(u.id))
     await h.press_text(actor, actor.id, h.tr(label))
-    await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
-    return actor, h.sim.with_buttons(GROUP)[-1]
+    await h.until(lambda: bool(h.sim.with_buttons(group)))
+    return actor, h.sim.with_buttons(group)[-1]
 
 
 def waiting_line(h: Harness, message: SimMessage) -> str:
@@ -82,13 +84,36 @@ async def test_answers_at_the_table_only_by_those_who_may_answer(redis_server_ur
         assert h.sim.with_buttons(mover.id)
 
 
+async def _a_table_whose_loser_must_choose(h: Harness) -> tuple[str, int, list[TgUser], TgUser]:
+    """A started 3-player game, its group, its players and a challenger of a Tax claim such
+    that whoever loses the challenge holds two unlike cards, so is asked which to turn up
+    (with two alike, the engine turns one without asking). The deal is random: each try
+    is a new group with new players, and one in seven or so is refused."""
+    for attempt in range(12):
+        group = GROUP - attempt
+        users = players(3, first_id=1000 + 10 * attempt)
+        game_id = await open_and_start(h, users, group)
+        record = await h.record(game_id)
+        assert record is not None
+        game = record.game()
+        actor = game.awaiting().players[0]
+
+        unlike = {p.id for p in game.players if len(set(p.hidden)) == 2}
+        others = [u for u in users if u.id != actor]
+        if Character.DUKE in game.player(actor).hidden:  # the challenger will lose
+            challenger = next((u for u in others if u.id in unlike), None)
+        else:  # the actor will lose
+            challenger = others[0] if actor in unlike else None
+        if challenger is not None:
+            return game_id, group, users, challenger
+    raise AssertionError("12 deals in a row without a loser who must choose")
+
+
 async def test_the_first_challenge_closes_the_window(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
-        users = players(3)
-        game_id = await open_and_start(h, users)
-        actor, message = await claim(h, users, "👑 Tax")
-        challenger = next(u for u in users if u != actor)
-        await h.press(challenger, GROUP, message.message_id, data_of(h, message, "⚔️ Challenge"))
+        game_id, group, users, challenger = await _a_table_whose_loser_must_choose(h)
+        actor, message = await claim(h, users, "👑 Tax", group)
+        await h.press(challenger, group, message.message_id, data_of(h, message, "⚔️ Challenge"))
         await h.delivered(game_id)
         assert not message.keyboard
         record = await h.record(game_id)
