@@ -10,7 +10,7 @@ from ..engine import Character
 from ..engine import events as ev
 from ..service import callbacks
 from .i18n import Translator
-from .texts import Names, character_name, describe
+from .texts import Names, character_name, describe, told
 
 MAX_TEXT = 4096  # Telegram's limit for one message
 TABLE_LINE_MAX = 200  # the claim tracker goes on the table only while it is this short
@@ -221,7 +221,7 @@ def public_log(
     for events in steps:
         lines += [
             line
-            for e in events
+            for e in told(events)
             if e.recipient is None
             and not isinstance(e, ev.ResponsePassed)
             and (line := describe(e, t, names))
