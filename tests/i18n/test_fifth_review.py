@@ -27,7 +27,9 @@ WIN = {"ka": "🏆 შენ გაიმარჯვე!", "en": "🏆 You win!
 CHALLENGE = {"ka": "⚔️ ეწინააღმდეგები:", "en": "⚔️ You challenge"}
 
 
-def private_chats(lang: str, seed: int, players: int) -> tuple[dict[int, list[str]], list[str]]:
+def private_chats(
+    lang: str, seed: int, players: int, variant: Variant = Variant.BASE
+) -> tuple[dict[int, list[str]], list[str]]:
     """A whole game with answers in private: each player's chat (every text sent or edited
     there) and the closing edits of their prompts."""
     builder = StepMessages(CATALOGS, "coup_bot")
@@ -36,7 +38,7 @@ def private_chats(lang: str, seed: int, players: int) -> tuple[dict[int, list[st
     record = GameRecord("g", -1, None, lang, 1, Timing(60, 30, 30, 30, 60, 2), players=seats)
     record.answers = "private"
     driver = random.Random(seed)
-    game, events = Game.new(ids, seed, variant=Variant.BASE)
+    game, events = Game.new(ids, seed, variant=variant)
     chats: dict[int, list[str]] = {pid: [] for pid in ids}
     closings: list[str] = []
     while True:
@@ -62,6 +64,16 @@ def test_your_own_challenge_closes_with_its_result_and_the_winner_is_told(lang: 
         assert chats[winners[0]][-1].endswith(WIN[lang])
         challenges = [text for text in closings if text.startswith(CHALLENGE[lang])]
         assert challenges and all("\n" in text for text in challenges), challenges
+
+
+def test_a_challenged_embezzlement_closes_with_its_result_too() -> None:
+    """Item 3, in Reformation: the challenge of an Embezzlement has an event of its own."""
+    duke = "ჰერცოგი ხომ არ აქვს?"
+    closings = [
+        c for seed in range(6) for c in private_chats("ka", seed, 4, Variant.REFORMATION)[1]
+    ]
+    embezzlements = [text for text in closings if text.startswith(CHALLENGE["ka"]) and duke in text]
+    assert embezzlements and all("\n" in text for text in embezzlements), embezzlements
 
 
 def test_turn_numbers_are_written_as_georgian_ordinals() -> None:

@@ -4,7 +4,8 @@ The group's turn message is sent when the group must pay attention and edited in
 the turn unfolds, with the answers to a claim as its buttons (unless the group chose
 answers in private); it ends with the turn's story, the table and who moves next. Each
 player's private chat gets a new message only when they must act, each prompt closes when
-its decision is made, and nothing else is sent there but secrets and notices.
+its decision is made (a challenger's with the challenge's result), and nothing else is
+sent there but secrets, notices, a knock-out and the winner's win.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ DELIVERY_GRACE_S = 60
 _DECIDER = {
     ev.ResponsePassed: "player",
     ev.ChallengeDeclared: "challenger",
+    ev.EmbezzlementChallenged: "challenger",
     ev.BlockDeclared: "blocker",
     ev.ActionDeclared: "actor",
     ev.CardRevealed: "player",
@@ -421,7 +423,7 @@ class StepMessages:
                         and (more := describe(later, t, names, user_id))
                     ]
                     return "\n".join([line, *done])
-                if isinstance(e, ev.ChallengeDeclared):
+                if isinstance(e, ev.ChallengeDeclared | ev.EmbezzlementChallenged):
                     # Their own challenge: its result, read nowhere else by them when the
                     # answers are given in private (their knock-out and the game's end are
                     # added by the caller).
