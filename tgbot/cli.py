@@ -12,7 +12,7 @@ from .config import DEFAULT_LOCALES
 from .engine import Variant
 from .engine.events import Event
 from .rendering.i18n import DEFAULT_LANGUAGE, LANGUAGES, CatalogError, Catalogs
-from .rendering.texts import describe, variant_name
+from .rendering.texts import describe, told, variant_name
 from .simulation import simulate
 
 
@@ -65,7 +65,7 @@ def public_log(events: list[Event], lang: str, variant: Variant = Variant.BASE) 
     t = Catalogs(DEFAULT_LOCALES).get(lang)
     names = {pid: f"P{pid}" for pid in range(1, 7)}
     lines: list[str | None] = [variant_name(t, variant)] if variant is not Variant.BASE else []
-    lines += [describe(e, t, names) for e in events if e.recipient is None]
+    lines += [describe(e, t, names) for e in told(events) if e.recipient is None]
     return "\n".join(line for line in lines if line)
 
 

@@ -12,6 +12,7 @@ from tests.store_probe import deadline_of
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.config import load_config
 from tgbot.engine import Character, game_to_dict
+from tgbot.rendering.forms import ordinal
 from tgbot.rendering.history import conservative, does_not_replay_text
 from tgbot.service.archive import replay
 from tgbot.service.history import History, ai_member
@@ -238,7 +239,7 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
                 h.tr("🎭 Claims revealed (✅ true, ❌ bluff):"),
                 f"{actor.first_name}: "
                 + h.tr("{mark} {character} (turn {turn})").format(
-                    mark=mark, character=duke, turn=1
+                    mark=mark, character=duke, turn=ordinal(h.catalogs.get("ka"), 1)
                 ),
             ]
         )

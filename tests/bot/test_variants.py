@@ -19,7 +19,7 @@ async def choose_variant(
     h.sim.admins.add((group, admin.id))
     await h.say(admin, group, "/settings")
     t = h.catalogs.get(lang)
-    wanted = t.gettext("🃏 {value}").format(value=variant_name(t, variant))
+    wanted = t.gettext("🃏 Variant: {value}").format(value=variant_name(t, variant))
     for _ in range(len(Variant)):
         if h.has_button(group, wanted):
             return
@@ -75,7 +75,7 @@ async def test_admins_choose_the_variant_and_the_lobby_shows_it(redis_server_url
         answer = await h.press_text(b, GROUP, "🃏 ")
         assert answer["text"] == h.tr("Only group admins can change the settings.")
         t = h.catalogs.get("ka")
-        assert h.has_button(GROUP, t.gettext("🃏 {value}").format(value="ინკვიზიტორი"))
+        assert h.has_button(GROUP, t.gettext("🃏 Variant: {value}").format(value="ინკვიზიტორი"))
         game_id = await open_lobby(h, [a, b])
         lobby = h.sim.with_buttons(GROUP)[-1]
         assert tabletop.variant_line(t, Variant.INQUISITOR) in lobby.text
@@ -302,7 +302,7 @@ RULES_POINTS = {
         "მითვისება",
         "ყულაბ",
     ],
-    ("en", Variant.INQUISITOR): ["Inquisitor replaces the Ambassador", "Examine", "draw 1 card"],
+    ("en", Variant.INQUISITOR): ["Ambassador is not used", "Examine", "draw 1 card"],
     ("en", Variant.REFORMATION): [
         "Loyalists",
         "Reformists",
@@ -327,8 +327,10 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
             await choose_variant(h, a, Variant.REFORMATION_INQUISITOR, group, lang)
             await h.say(a, group, "/rules")
             text = h.sim.last(group).text
-            # The variant is named first, then come the base rules and its changes.
-            assert text.startswith("🃏 ") and guide.rules_text(t) in text
+            # The variant is named first, then come the rules (told from its deck) and
+            # Reformation's changes.
+            assert text.startswith("🃏 ")
+            assert guide.rules_text(t, Variant.REFORMATION_INQUISITOR) in text
             for variant in (Variant.INQUISITOR, Variant.REFORMATION):
                 for point in RULES_POINTS[lang, variant]:
                     assert point in text, (lang, point)

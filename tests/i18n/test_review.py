@@ -132,20 +132,20 @@ def test_block_sentences_exist_for_every_character_in_both_languages(
         for you, line in lines.items():
             assert ins in line and "{" not in line, line
             assert ("Nino" in line) == (you != "blocker"), line
-        assert "Levan" in lines[None]
-    # Georgian: the names stay nominative, the character takes the instrumental.
+    # Georgian: the names stay nominative, the character takes the instrumental, and the
+    # block falls on the move, not on the person (the fifth reading, item 2).
     assert block_text(KA, character, "ნინო", "ლევანი") == (
-        f"🛡 ლევანი იბლოკება: ნინო {KA_INSTRUMENTAL[character]} ბლოკავს."
+        f"🛡 ნინო {KA_INSTRUMENTAL[character]} ბლოკავს ამ სვლას."
     )
     assert block_text(KA, character, "ნინო", "ლევანი", "actor") == (
-        f"🛡 ნინო {KA_INSTRUMENTAL[character]} გბლოკავს."
+        f"🛡 ნინო {KA_INSTRUMENTAL[character]} სვლას გიბლოკავს."
     )
 
 
 def test_log_lines_use_the_case_forms() -> None:
     names = {1: "ნინო", 2: "ლევანი"}
     declared = ev.BlockDeclared(2, Character.CAPTAIN, 1, Action.STEAL)
-    assert describe(declared, KA, names) == "🛡 ნინო იბლოკება: ლევანი კაპიტნით ბლოკავს."
+    assert describe(declared, KA, names) == "🛡 ლევანი კაპიტნით ბლოკავს ამ სვლას."
     assert describe(declared, KA, names, 2) == "🛡 კაპიტნით ბლოკავ."
     blocked = ev.ActionBlocked(1, Action.ASSASSINATE, 2, Character.CONTESSA)
     assert describe(blocked, KA, names) == "🛡 კონტესის კონტრსვლა ძალაშია: მოკვლა ჩაიშალა."
@@ -401,7 +401,7 @@ RULE_LINES = {
         "💰 შემოსავალი": ["განძიდან 1 მონეტა", "ვერავინ დაბლოკავს", "ვერავინ შეეწინააღმდეგება"],
         "🤝 საგარეო დახმარება": [
             "განძიდან 2 მონეტა",
-            "ნებისმიერ მოთამაშეს შეუძლია ჰერცოგით დაბლოკოს",
+            "ნებისმიერ სხვა მოთამაშეს შეუძლია ჰერცოგით დაბლოკოს",
         ],
         "💥 აჯანყება": [
             "7 მონეტა საგანძურში",
@@ -429,7 +429,7 @@ RULE_LINES = {
     },
     "en": {
         "💰 Income": ["1 coin from the treasury", "No one can block or challenge it"],
-        "🤝 Foreign Aid": ["2 coins", "Anyone can block it with the Duke"],
+        "🤝 Foreign Aid": ["2 coins", "Any other player can block it with the Duke"],
         "💥 Coup": [
             "pay 7 coins into the treasury",
             "turns a card face up",
@@ -548,13 +548,15 @@ def test_rules_of_each_variant_fit_one_message_and_use_the_glossary(lang: str) -
     }[lang]  # fmt: skip
     for variant in Variant:
         text = guide.rules_for(t, variant)
-        assert guide.rules_text(t) in text and len(text) < 4096, variant
-        # The variant is named before the base rules, and its changes come after them.
-        assert text.startswith(guide.rules_text(t)) == (variant is Variant.BASE), variant
-        for switch, points in words.items():
-            extra = text[text.index(guide.rules_text(t)) + len(guide.rules_text(t)) :]
-            for point in points:
-                assert (point in extra) == getattr(variant, switch), (variant, point)
+        body = guide.rules_text(t, variant)  # told from the variant's deck
+        assert body in text and len(text) < 4096, variant
+        # The variant is named before the rules; Reformation's changes come after them.
+        assert text.startswith(body) == (variant is Variant.BASE), variant
+        extra = text[text.index(body) + len(body) :]
+        for point in words["inquisitor"]:
+            assert (point in body) == variant.inquisitor, (variant, point)
+        for point in words["reformation"]:
+            assert (point in extra) == variant.reformation, (variant, point)
     listing = guide.variants_list_text(t)
     for variant in Variant:
         if variant is not Variant.BASE:
@@ -710,8 +712,8 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
 def test_a_move_on_a_player_already_out_is_told_to_them_in_the_second_person() -> None:
     e = ev.ActionFizzled(1, Action.STEAL, 2)
     names = {1: "ნინო", 2: "გიორგი"}
-    assert describe(e, KA, names, 2) == "💨 თამაშიდან უკვე გასული ხარ: არაფერი ხდება."
-    assert describe(e, KA, names) == "💨 გიორგი თამაშიდან უკვე გასულია: არაფერი ხდება."
+    assert describe(e, KA, names, 2) == "💨 თამაშში უკვე აღარ ხარ: არაფერი ხდება."
+    assert describe(e, KA, names) == "💨 გიორგი თამაშში უკვე აღარ არის: არაფერი ხდება."
     assert describe(e, EN, names, 2) == "💨 You are already out: nothing happens."
 
 
@@ -738,7 +740,7 @@ def test_records_read_as_sentences() -> None:
     names = {1: "ნინო", 2: "Levan"}
     claims = [(1, Character.DUKE, 1, True), (2, Character.CAPTAIN, 5, False)]
     assert history.bluff_summary(KA, claims, names).split("\n")[1:] == [
-        "ნინო: ✅ ჰერცოგი (მე-1 სვლა)",
+        "ნინო: ✅ ჰერცოგი (1-ლი სვლა)",
         "Levan: ❌ კაპიტანი (მე-5 სვლა)",
     ]
     assert (

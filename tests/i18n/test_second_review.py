@@ -109,7 +109,7 @@ def test_the_rendered_games_reach_the_fixed_lines() -> None:
         "შეეწინააღმდეგები, დაბლოკავ თუ გაუშვებ?",  # 10, on the group's message
     ):
         assert line in texts, line
-    assert KA.gettext("🔀 Myself (1)") == "🔀 საკუთარ თავს (1)"  # 19 (a picker: no prompt)
+    assert KA.gettext("🔀 Myself (1)") == "🔀 ჩემი (1)"  # 19 (a picker: no prompt)
 
 
 @pytest.mark.parametrize("lang", ["ka", "en"])
@@ -119,7 +119,7 @@ def test_the_group_message_asks_what_its_answer_buttons_answer(
 ) -> None:
     """Item 10: "🛡 with the Captain" under the group's message has a question over it."""
     t = CATALOGS.get(lang)
-    questions = {t.gettext(q) for q in QUESTIONS}
+    questions = {t.ngettext(q, q, n) for q in QUESTIONS for n in (1, 2)}
     group = GAMES[(lang, *mode)].group
     answers = {t.gettext("✅ Pass"), t.gettext("⚔️ Challenge")}
     with_buttons = [text for text, labels in group if labels & answers]
@@ -257,7 +257,7 @@ def test_the_rules_say_what_challenges_and_blocks_do(lang: str) -> None:
     embezzle = next(line for line in variants.split("\n") if line.startswith("🐷"))
     assert ("არ იბლოკება" if lang == "ka" else "It cannot be blocked") in embezzle
     exchange = next(line for line in variants.split("\n") if line.startswith("🔄") and "1" in line)
-    assert ("მისგან და შენი ბარათებიდან" if lang == "ka" else "your own cards") in exchange
+    assert ("ამ ბარათიდან და შენი ბარათებიდან" if lang == "ka" else "your own cards") in exchange
 
 
 def test_the_reformation_rules_read_as_the_review_proposed() -> None:

@@ -62,8 +62,7 @@ def test_the_removed_player_is_told_why() -> None:
     assert closing_edit_after_timeout("ka", 1).split("\n") == [
         "⌛ დრო ამოგეწურა.",
         "🚪 თამაშს გამოეთიშე: გამოტოვების ლიმიტი ამოიწურა.",
-        "☠️ თამაშიდან გავარდი.",
-    ]
+    ]  # no knock-out line after the removal (the fifth reading, item 7)
     assert "🚪 You missed too many turns" in closing_edit_after_timeout("en", 1)
 
 
@@ -122,7 +121,7 @@ def test_the_refusals_and_menus_the_reading_fixed() -> None:
     refusal = notices.REFUSALS[Refusal.NOT_A_PLAYER_OF_FINISHED]
     assert "/newgame" in KA.gettext(refusal) and "„ისევ ვითამაშოთ“" in KA.gettext(refusal)
     assert "Play again" in EN.gettext(refusal)
-    assert KA.gettext("You are already out of this game.") == "ამ თამაშიდან უკვე გასული ხარ."
+    assert KA.gettext("You are already out of this game.") == "ამ თამაშში უკვე აღარ ხარ."
     assert KA.gettext("This button is not valid.") == "ეს ღილაკი აქ არ მოქმედებს."
     for t, word in ((KA, "ვარიანტი"), (EN, "variant")):
         entries = {c.command: c.description for _, cmds in menus(t) for c in cmds}
@@ -143,7 +142,7 @@ def test_the_rules_say_what_a_timeout_does(lang: str) -> None:
         "/settings",
         "შემოსავალს იღებ" if ka else "you take Income",
         "პასად ითვლება" if ka else "counts as a pass",
-        "გამოტოვების ლიმიტის" if ka else "skipped-turns limit",
+        "ზედიზედ გამოტოვებული სვლების ლიმიტს" if ka else "skipped-turns limit",
         "(თუ მხოლოდ 1 აქვს — 1)" if ka else "(1 if they have only 1)",
     ):
         assert point in base, point

@@ -69,3 +69,19 @@ def action_in(t: Translator, action: Action, case: Case) -> str:
     """An action's name in a case, as the reader's language declines it."""
     context, message = ACTION_FORMS[case][action]
     return t.pgettext(context, message)
+
+
+def ordinal(t: Translator, n: int) -> str:
+    """A number as an ordinal ("the 21st turn"), in the written form the language takes.
+
+    Georgian writes three: 1 has its own ("1-ლი"); a number said in one word (2 to 20, the
+    scores 40, 60 and 80, the hundreds) takes a prefix ("მე-3"); any other a suffix ("21-ე",
+    "30-ე", since 30 is said "twenty and ten"). English keeps the plain number.
+    """
+    if n == 1:
+        form = t.pgettext("ordinal of 1", "{n}")
+    elif n <= 20 or n in (40, 60, 80) or n % 100 == 0:
+        form = t.pgettext("ordinal of 2-20, 40, 60, 80 and the hundreds", "{n}")
+    else:
+        form = t.pgettext("ordinal of any other number (21, 30, 35, 101...)", "{n}")
+    return form.format(n=n)

@@ -36,7 +36,7 @@ def help_text(t: Translator, group: Sequence[CommandLine], private: Sequence[Com
             # The variants' line under the last paragraph: /help stays four paragraphs.
             # Sent in groups as well as in private: no "here".
             t.gettext(
-                "Your cards and your buttons come in your private chat with me; the group sees "
+                "Your cards and your buttons come to your private chat with me; the group sees "
                 "the table. Too few players? The game's creator can add AI players (🤖) in the "
                 "lobby."
             )
@@ -54,62 +54,110 @@ def menu_entries(t: Translator, lines: Sequence[CommandLine]) -> list[tuple[str,
     return [(c.name, t.gettext(c.menu)) for c in lines]
 
 
-def rules_text(t: Translator) -> str:
-    """The rules, complete against the user's rules text (docs/seed-rules.ka.txt)."""
-    return t.gettext(
-        "📜 Coup: the rules\n\n"
-        "The deck has 15 cards, 5 characters with 3 cards each: Duke, Assassin, Captain, "
-        "Ambassador and Contessa. Everyone is dealt 2 cards, to keep secret, and 2 coins (in a "
-        "2-player game the first player gets 1). The other cards stay in the deck, the other "
-        "coins in the treasury. Keep your cards to the end: the last player with a card left "
-        "wins.\n\n"
-        "On your turn, choose one action:\n"
-        "💰 Income: take 1 coin from the treasury. No one can block or challenge it.\n"
-        "🤝 Foreign Aid: take 2 coins from the treasury. Anyone can block it with the Duke.\n"
-        "💥 Coup: pay 7 coins into the treasury; the player you choose turns a card face up. "
-        "No one can block or challenge it. With 10 or more coins you must stage a Coup.\n"
-        "👑 Tax (Duke): take 3 coins from the treasury. It cannot be blocked.\n"
-        "🗡 Assassinate (Assassin): pay 3 coins; the player you choose turns a card face up. "
-        "Only the target can block it, with the Contessa; a blocked assassination does not "
-        "give the 3 coins back.\n"
-        "🏴 Steal (Captain): take 2 coins from a player (1 if they have only 1). Only the "
-        "target can block it, with a Captain or an Ambassador.\n"
-        "🔄 Exchange (Ambassador): draw 2 cards from the deck, choose among them and your own "
-        "cards which to keep (as many as you had) and put the rest back. It cannot be "
-        "blocked.\n\n"
-        "Anyone may claim any character: bluffing is allowed. Every claim, an action or a "
-        "counteraction (a block), can be challenged by any player. If it was a bluff, the "
-        "bluffer turns a card face up and the action or block fails (an Assassin caught "
-        "bluffing gets the 3 coins back). If the claim was true, the player shows the card, "
-        "puts it back into the deck and draws a new one, the challenger turns a card face up, "
-        "and the action or block goes ahead. A blocked action fails unless someone challenges "
-        "the block successfully.\n\n"
-        "A player with both cards face up is out of the game.\n\n"
-        "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
-        "Income (with 10 or more coins, you stage a Coup against the next player); a claim or "
-        "block left unanswered counts as a pass; the card to turn face up is picked at "
-        "random, and an exchange keeps your cards. Reach the skipped-turns limit and you are "
-        "removed from the game."
+def rules_text(t: Translator, variant: Variant = Variant.BASE) -> str:
+    """The rules, complete against the user's rules text (docs/seed-rules.ka.txt), told from
+    the variant's deck: with the Inquisitor, the Ambassador appears nowhere but in the
+    note that he is left out."""
+    inquisitor = variant.inquisitor
+    deck = (
+        t.gettext(
+            "The deck has 15 cards, 5 characters with 3 cards each: Duke, Assassin, Captain, "
+            "Inquisitor and Contessa (the Ambassador is not used in this variant)."
+        )
+        if inquisitor
+        else t.gettext(
+            "The deck has 15 cards, 5 characters with 3 cards each: Duke, Assassin, Captain, "
+            "Ambassador and Contessa."
+        )
+    )
+    actions = [
+        t.gettext(
+            "On your turn, choose one action:\n"
+            "💰 Income: take 1 coin from the treasury. No one can block or challenge it.\n"
+            "🤝 Foreign Aid: take 2 coins from the treasury. Any other player can block it "
+            "with the Duke.\n"
+            "💥 Coup: pay 7 coins into the treasury; the player you choose turns a card face "
+            "up. No one can block or challenge it. With 10 or more coins you must stage a "
+            "Coup.\n"
+            "👑 Tax (Duke): take 3 coins from the treasury. It cannot be blocked.\n"
+            "🗡 Assassinate (Assassin): pay 3 coins; the player you choose turns a card face "
+            "up. Only the target can block it, with the Contessa; a blocked assassination "
+            "does not give the 3 coins back."
+        )
+    ]
+    if inquisitor:
+        actions += [
+            t.gettext(
+                "🏴 Steal (Captain): take 2 coins from a player (1 if they have only 1). Only "
+                "the target can block it, with a Captain or an Inquisitor."
+            ),
+            t.gettext(
+                "🔄 Exchange (Inquisitor): draw 1 card from the deck; from it and your own "
+                "cards keep as many as you had, and put the other one back. It cannot be "
+                "blocked."
+            ),
+            t.gettext(
+                "🔍 Examine (Inquisitor): the player you choose shows you one of their cards "
+                "(they choose which; only you see it). Then you let them keep it, or make them "
+                "put it into the deck and draw a new one. It cannot be blocked."
+            ),
+        ]
+    else:
+        actions += [
+            t.gettext(
+                "🏴 Steal (Captain): take 2 coins from a player (1 if they have only 1). Only "
+                "the target can block it, with a Captain or an Ambassador."
+            ),
+            t.gettext(
+                "🔄 Exchange (Ambassador): draw 2 cards from the deck, choose among them and "
+                "your own cards which to keep (as many as you had) and put the rest back. It "
+                "cannot be blocked."
+            ),
+        ]
+    return "\n\n".join(
+        [
+            t.gettext("📜 Coup: the rules"),
+            deck
+            + " "
+            + t.gettext(
+                "Everyone is dealt 2 cards, to keep secret, and 2 coins (in a 2-player game "
+                "the first player gets 1). The other cards stay in the deck, the other coins "
+                "in the treasury. Keep your cards to the end: the last player with a card "
+                "left wins."
+            ),
+            "\n".join(actions),
+            t.gettext(
+                "Anyone may claim any character: bluffing is allowed. Every claim, an action "
+                "or a counteraction (a block), can be challenged by any player. If it was a "
+                "bluff, the bluffer turns a card face up and the action or block fails (an "
+                "Assassin caught bluffing gets the 3 coins back). If the claim was true, the "
+                "player shows the card, puts it back into the deck and draws a new one, the "
+                "challenger turns a card face up, and the action or block goes ahead. A "
+                "blocked action fails unless someone challenges the block successfully. "
+                "Beware: the target of an assassination can lose both cards in one turn, by "
+                "wrongly challenging the Assassin or by a Contessa bluff that is caught."
+            ),
+            t.gettext(
+                "Whoever loses a card chooses which one to turn face up; face-up cards stay "
+                "in view of everyone. A player with both cards face up is out of the game, "
+                "and their coins go back to the treasury."
+            ),
+            t.gettext(
+                "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
+                "take Income (with 10 or more coins, you stage a Coup against the next "
+                "player); a claim or block left unanswered counts as a pass; the card to turn "
+                "face up is picked at random, and an exchange keeps your cards. Let your turn "
+                "run out too many times in a row (the skipped-turns limit, /settings) and you "
+                "are removed from the game."
+            ),
+        ]
     )
 
 
 def variant_rules_text(t: Translator, variant: Variant) -> str:
-    """What a variant changes in the rules (empty for the base game)."""
+    """What Reformation changes in the rules (empty otherwise: the Inquisitor's deck and
+    actions are in the rules themselves)."""
     parts = []
-    if variant.inquisitor:
-        parts.append(
-            t.gettext(
-                "🔍 Inquisitor: the Inquisitor replaces the Ambassador (3 cards; no one may "
-                "claim the Ambassador).\n"
-                "🔄 Exchange (Inquisitor): draw 1 card from the deck, choose among it and your "
-                "own cards which to keep (as many as you had) and put the other back. It cannot "
-                "be blocked.\n"
-                "🔍 Examine (Inquisitor): the player you choose shows you one of their cards "
-                "(they choose which; only you see it). Then you let them keep it, or make them "
-                "put it into the deck and draw a new one. It cannot be blocked.\n"
-                "🏴 Steal: the target can block it with a Captain or an Inquisitor."
-            )
-        )
     if variant.reformation:
         sides = t.gettext(
             "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
@@ -146,14 +194,17 @@ def rules_for(t: Translator, variant: Variant) -> str:
     """The rules of a game of this variant: the base rules, then what the variant changes."""
     if variant is Variant.BASE:
         return rules_text(t)
-    # Named first: the base rules below speak of what the variant may replace (the Ambassador).
-    head = t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
+    tail = variant_rules_text(t, variant)
+    # Named first; Reformation's limits, told at the end, narrow lines of the rules above.
+    head = (
+        t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
+        if tail
+        else t.gettext("🃏 This game's variant: {variant}.")
+    )
     return "\n\n".join(
-        [
-            head.format(variant=variant_name(t, variant)),
-            rules_text(t),
-            variant_rules_text(t, variant),
-        ]
+        part
+        for part in (head.format(variant=variant_name(t, variant)), rules_text(t, variant), tail)
+        if part
     )
 
 

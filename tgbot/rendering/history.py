@@ -9,8 +9,9 @@ from babel.numbers import format_decimal
 from ..engine import Character
 from ..engine import events as ev
 from ..service import callbacks
+from .forms import ordinal
 from .i18n import Translator
-from .texts import Names, character_name, describe
+from .texts import Names, character_name, describe, told
 
 MAX_TEXT = 4096  # Telegram's limit for one message
 TABLE_LINE_MAX = 200  # the claim tracker goes on the table only while it is this short
@@ -175,8 +176,10 @@ def bluff_summary(
     for player, character, turn, true in claims:
         mark = "✅" if true else "❌"
         by_player.setdefault(player, []).append(
+            # TRANSLATORS: {turn} is the turn's number as an ordinal (the "ordinal of"
+            # entries write it: "მე-3", "21-ე").
             t.gettext("{mark} {character} (turn {turn})").format(
-                mark=mark, character=character_name(t, character), turn=turn
+                mark=mark, character=character_name(t, character), turn=ordinal(t, turn)
             )
         )
     if not by_player:
@@ -221,7 +224,7 @@ def public_log(
     for events in steps:
         lines += [
             line
-            for e in events
+            for e in told(events)
             if e.recipient is None
             and not isinstance(e, ev.ResponsePassed)
             and (line := describe(e, t, names))

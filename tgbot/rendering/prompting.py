@@ -190,7 +190,7 @@ def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
         [
             *context_lines,
             cards_line(t, a.view.my_cards),
-            t.ngettext("Choose {n} card to keep:", "Choose {n} cards to keep:", n).format(n=n),
+            t.ngettext("Choose which card to keep:", "Choose which cards to keep:", n),
         ]
     )
     items = [b for row in screen.keyboard for b in row]

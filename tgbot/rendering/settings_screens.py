@@ -36,7 +36,7 @@ def _answers_label(t: Translator, s: ChatSettings) -> str:
 
 def _variant_label(t: Translator, s: ChatSettings) -> str:
     # TRANSLATORS: the variant setting's button; {value} is the variant's name.
-    return t.gettext("🃏 {value}").format(value=variant_name(t, s.variant))
+    return t.gettext("🃏 Variant: {value}").format(value=variant_name(t, s.variant))
 
 
 # The words of each row of the settings screen, by the setting's key (service/settings.py

@@ -68,7 +68,8 @@ def variant_name(t: Translator, variant: Variant) -> str:
 def block_text(
     t: Translator, character: Character, blocker: str, actor: str, you: str | None = None
 ) -> str:
-    """The sentence "X blocks Y with the <character>", with the character in the instrumental.
+    """The sentence "X blocks it with the <character>" (the line before names the move and
+    its actor), with the character in the instrumental.
 
     `you` is "blocker" or "actor" when the reader is that player, else None.
     """
@@ -78,7 +79,7 @@ def block_text(
         # TRANSLATORS: {character_ins}: the character in the instrumental case ("with the Duke").
         "actor": t.gettext("🛡 {blocker} blocks you with the {character_ins}."),
         # TRANSLATORS: {character_ins}: the character in the instrumental case ("with the Duke").
-        None: t.gettext("🛡 {blocker} blocks {actor} with the {character_ins}."),
+        None: t.gettext("🛡 {blocker} blocks it with the {character_ins}."),
     }
     text = texts[you]
     return text.format(
@@ -562,6 +563,20 @@ _VARIANT_ACTIONS = frozenset({Action.EXAMINE, Action.CONVERT, Action.EMBEZZLE})
 
 # Events that say nothing on their own: the board and the prompts carry them.
 SILENT: frozenset[type[ev.Event]] = frozenset({ev.TurnStarted})
+
+
+def told(events: Sequence[ev.Event]) -> list[ev.Event]:
+    """The events worth a line each: a knock-out after its player left (of their own accord
+    or for missed turns) is left out, since the leave's line has said they are gone."""
+    left: set[int] = set()
+    out: list[ev.Event] = []
+    for e in events:
+        if isinstance(e, ev.PlayerLeft):
+            left.add(e.player)
+        elif isinstance(e, ev.PlayerEliminated) and e.player in left:
+            continue
+        out.append(e)
+    return out
 
 
 def describe(event: ev.Event, t: Translator, names: Names, viewer: int | None = None) -> str | None:

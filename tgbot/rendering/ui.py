@@ -101,15 +101,18 @@ ACTION_BUTTONS: dict[Action, Callable[[Translator], str]] = {
 }
 
 
-def answers_question(t: Translator, window: Window | None, options: Sequence[Decision]) -> str:
+def answers_question(
+    t: Translator, window: Window | None, options: Sequence[Decision], asked: int = 1
+) -> str:
     """The question the answers `options` reply to (a private prompt, or the group's
-    turn message over its answer buttons, where a bare "🛡 with the Captain" needs it)."""
+    turn message over its answer buttons, where a bare "🛡 with the Captain" needs it),
+    put to `asked` players: Georgian asks two or more in the plural."""
     can_challenge = any(isinstance(d, Challenge) for d in options)
     can_block = any(isinstance(d, Block) for d in options)
     if window is Window.BLOCK_CHALLENGE:
-        return t.gettext("Do you challenge the block?")
+        return t.ngettext("Do you challenge the block?", "Do you challenge the block?", asked)
     if can_challenge and can_block:
-        return t.gettext("Challenge, block or pass?")
+        return t.ngettext("Challenge, block or pass?", "Challenge, block or pass?", asked)
     if can_challenge:
-        return t.gettext("Do you challenge?")
-    return t.gettext("Do you block?")
+        return t.ngettext("Do you challenge?", "Do you challenge?", asked)
+    return t.ngettext("Do you block?", "Do you block?", asked)

@@ -4,7 +4,8 @@ The group's turn message is sent when the group must pay attention and edited in
 the turn unfolds, with the answers to a claim as its buttons (unless the group chose
 answers in private); it ends with the turn's story, the table and who moves next. Each
 player's private chat gets a new message only when they must act, each prompt closes when
-its decision is made, and nothing else is sent there but secrets and notices.
+its decision is made (a challenger's with the challenge's result), and nothing else is
+sent there but secrets, notices, a knock-out and the winner's win.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ..engine import Challenge, Decision, DecisionKind, Game, Pass, PlayerView, 
 from ..engine import events as ev
 from ..rendering import history, notices, prompting, tabletop, ui
 from ..rendering.i18n import Catalogs, Translator
-from ..rendering.texts import describe, involves
+from ..rendering.texts import describe, involves, told
 from .plan import Deadline, Edit, Fallback, Plan, Send
 from .records import GameRecord, Timing
 
@@ -32,6 +33,7 @@ DELIVERY_GRACE_S = 60
 _DECIDER = {
     ev.ResponsePassed: "player",
     ev.ChallengeDeclared: "challenger",
+    ev.EmbezzlementChallenged: "challenger",
     ev.BlockDeclared: "blocker",
     ev.ActionDeclared: "actor",
     ev.CardRevealed: "player",
@@ -186,7 +188,7 @@ class StepMessages:
         t = self.catalogs.get(record.lang)
         public = view_of(game)
         turn_ended = False
-        for e in events:
+        for e in told(events):
             if isinstance(e, ev.TurnStarted):
                 if record.story:
                     claimed = history.claims_line(t, record.claims, names)
@@ -219,7 +221,7 @@ class StepMessages:
             options = answer_options(game, waiting.players)
             kb = tabletop.answer_buttons(t, record.id, record.context, options, names)
             deadline = Deadline(record.context, seconds_for(record.timing, waiting.kind))
-            question = ui.answers_question(t, waiting.window, options)
+            question = ui.answers_question(t, waiting.window, options, len(waiting.players))
         record.table_context = record.context if kb else None
         text = tabletop.turn_message(
             t, public, names, record.story, seconds_left, False, question=question
@@ -292,7 +294,10 @@ class StepMessages:
     ) -> None:
         t = self.catalogs.get(lang)
         waiting = game.awaiting()
-        events = _without_repeats(events, user_id)
+        knocked_out = any(
+            isinstance(e, ev.PlayerEliminated) and e.player == user_id for e in events
+        )
+        events = told(_without_repeats(events, user_id))
         own_lines = [
             line
             for e in events
@@ -307,7 +312,11 @@ class StepMessages:
             ),
             None,
         )
-        knocked_out = out_line is not None
+        # The game's last line, in the chats that get a message as it ends: the winner's
+        # (their win) and the chat of whoever the last step knocked out.
+        ended = next((e for e in events if isinstance(e, ev.GameEnded)), None)
+        won = ended is not None and ended.winner == user_id
+        end_line = describe(ended, t, names, user_id) if ended and (won or knocked_out) else None
         open_context = record.prompts.get(user_id)
         closing = open_context is not None and (not same_context or user_id not in waiting.players)
         fallback = self.fallback(record, user_id)
@@ -349,11 +358,13 @@ class StepMessages:
             secrets_here = [line for line in secrets_here if line != text]  # said already
             if out_line:
                 text += "\n" + out_line
+            if end_line:
+                text += "\n" + end_line
             plan.add(Edit(user_id, prompt_ref(user_id), text, fallback=fallback))
             del record.prompts[user_id]
             if secrets_here:
                 plan.add(Send(user_id, "\n".join(secrets_here), fallback=fallback))
-        elif secrets_here or knocked_out:
+        elif secrets_here or knocked_out or won:
             plan.add(Send(user_id, "\n".join(own_lines), fallback=fallback))
 
     def _prompt(
@@ -409,6 +420,19 @@ class StepMessages:
                         for later in events[i + 1 :]
                         if isinstance(later, said)
                         and getattr(later, _DECIDER[type(later)]) == user_id
+                        and (more := describe(later, t, names, user_id))
+                    ]
+                    return "\n".join([line, *done])
+                if isinstance(e, ev.ChallengeDeclared | ev.EmbezzlementChallenged):
+                    # Their own challenge: its result, read nowhere else by them when the
+                    # answers are given in private (their knock-out and the game's end are
+                    # added by the caller).
+                    done = [
+                        more
+                        for later in events[i + 1 :]
+                        if later.recipient is None
+                        and not isinstance(later, ev.PlayerEliminated | ev.GameEnded)
+                        and _concerns(later, user_id)
                         and (more := describe(later, t, names, user_id))
                     ]
                     return "\n".join([line, *done])
