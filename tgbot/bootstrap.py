@@ -24,7 +24,7 @@ from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
 from .storage.keys import CHAT_OWNER_PREFIX, Keys
-from .storage.store import Store, cluster_client_if_needed, open_client
+from .storage.store import Store
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
 from .telegram.commands import menus as command_menus
@@ -114,9 +114,8 @@ class Runtime:
                 redis_url = await asyncio.to_thread(embedded.start)
                 log.debug("started a private Redis in %s", embedded.folder)
             keys = Keys(config.key_prefix, config.redis_buckets)
-            redis = await open_client(redis_url)  # a cluster's client if it is one
-            await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
-            redis = await cluster_client_if_needed(redis, redis_url)
+            # A cluster's client if it is one, learnt from whichever named node answers.
+            redis = await redis_ready(redis_url, keys.health_probe, config.startup_wait_s)
             store = Store(redis, keys)
             if moved := await store.adopt_legacy():  # an upgrade keeps games in flight going
                 log.warning("moved %d deadlines and pending outboxes into buckets", moved)

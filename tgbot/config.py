@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .rendering.i18n import default_locales_dir
 
@@ -18,6 +19,46 @@ HIGHEST_PORT = 65535
 
 class ConfigError(Exception):
     """A missing or invalid setting; the message names the variable."""
+
+
+def _check_redis_url(url: str) -> None:
+    """REDIS_URL: one URL, or a Redis Cluster's seed nodes separated by commas, which
+    share the first one's scheme, login, database and options (redis-py gives every node
+    of a cluster the same connection settings)."""
+    nodes = [part.strip() for part in url.split(",")]
+    if len(nodes) == 1:
+        if not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
+        return
+    for node in nodes:
+        if not node.startswith(("redis://", "rediss://")):
+            raise ConfigError(
+                "REDIS_URL: with several nodes (a Redis Cluster's, separated by commas) "
+                f"each must start with redis:// or rediss://, got {_hide_login(node)!r}"
+            )
+        try:
+            parts = urlsplit(node)
+            parts.port  # noqa: B018  # raises on a port that is not a number
+        except ValueError:
+            raise ConfigError(f"REDIS_URL: {_hide_login(node)!r} is not a valid URL") from None
+        if not parts.hostname:
+            raise ConfigError(f"REDIS_URL: {_hide_login(node)!r} names no host")
+    first = urlsplit(nodes[0])
+    for node in nodes[1:]:
+        parts = urlsplit(node)
+        same = (parts.scheme, parts.username, parts.password, parts.path, parts.query)
+        if same != (first.scheme, first.username, first.password, first.path, first.query):
+            raise ConfigError(
+                f"REDIS_URL: {_hide_login(node)!r} differs from the first node in its scheme, "
+                "login, database or options; the nodes of one cluster share them"
+            )
+
+
+def _hide_login(node: str) -> str:
+    parts = urlsplit(node)
+    if parts.password is None:
+        return node
+    return node.replace(f":{parts.password}@", ":***@", 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +170,8 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
     redis_url = env.get("REDIS_URL") or None
-    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
+    if redis_url:
+        _check_redis_url(redis_url)
     deadlines = Deadlines(
         turn=_int(env, "TURN_SECONDS", times.turn, 10, LONGEST_DEADLINE_S),
         response=_int(env, "RESPONSE_SECONDS", times.response, 5, LONGEST_DEADLINE_S),

@@ -23,8 +23,8 @@ import functools
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.cluster import ClusterPipeline, RedisCluster
-from redis.asyncio.connection import AbstractConnection, Connection
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.asyncio.connection import AbstractConnection, Connection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, ExponentialWithJitterBackoff
 from redis.exceptions import (
@@ -153,6 +153,17 @@ class RidingCluster(RedisCluster):
         return RidingPipeline(self)  # type: ignore[abstract]  # as redis-py makes its own
 
 
+def node_urls(url: str) -> list[str]:
+    """The nodes a REDIS_URL names: one URL, or several separated by commas (a Redis
+    Cluster's seed nodes, tried in turn until one answers)."""
+    return [part.strip() for part in url.split(",") if part.strip()]
+
+
+def _seed(url: str) -> ClusterNode:
+    parts = parse_url(url)
+    return ClusterNode(parts.get("host", "localhost"), parts.get("port", 6379))
+
+
 def single_client(url: str) -> Redis:
     """A client for one server (a blocking pool: a burst waits for a free connection rather
     than raise MaxConnectionsError), retrying once on a dropped connection."""
@@ -169,13 +180,17 @@ def single_client(url: str) -> Redis:
 
 
 def cluster_client(url: str) -> RedisCluster:
-    """A client for a Redis Cluster that rides a failover."""
+    """A client for a Redis Cluster that rides a failover; it learns the cluster from
+    whichever of the nodes `url` names answers (the first one's login and options apply
+    to every node)."""
+    first, *others = node_urls(url)
     # redis-py's cluster client gives up on a reply after 5 s by default and then drops
     # every connection to that node, under other tasks' feet (seen with 50 games on two
     # busy cores): wait as long as the one-server client does (it has no timeout), within
     # reason.
     return RidingCluster.from_url(
-        url,
+        first,
+        startup_nodes=[_seed(other) for other in others] or None,
         decode_responses=True,
         max_connections=REDIS_CONNECTIONS * 4,
         socket_timeout=CLUSTER_REPLY_WAIT_S,

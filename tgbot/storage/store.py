@@ -46,9 +46,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import (
+    AuthenticationError,
+    ConnectionError,
+    RedisError,
+    TimeoutError,
+)
 
-from .clients import cluster_client, single_client
+from .clients import cluster_client, node_urls, single_client
 from .keys import Keys, chat_owner, game_of_key, slot_tag
 from .outbox import OUTBOX_TTL_S as OUTBOX_TTL_S
 from .outbox import OutboxStore
@@ -338,30 +343,46 @@ def connect(url: str, cluster: bool = False) -> Client:
     return cluster_client(url) if cluster else single_client(url)
 
 
+class NotACluster(Exception):
+    """REDIS_URL names several nodes, and one of them is a server outside any cluster."""
+
+    def __init__(self, node: str, nodes: int) -> None:
+        super().__init__(f"REDIS_URL names {nodes} nodes, and one is not in cluster mode")
+        self.node = node
+        self.nodes = nodes
+
+
 async def open_client(url: str) -> Client:
-    """The right client for `url`: a cluster's when the server says it is in cluster mode
-    (asked once, at start), else one server's (also when it cannot be asked yet: the
-    caller waits for it, then asks again with `cluster_client_if_needed`)."""
-    plain = connect(url)
-    try:
-        info = await plain.info("cluster")
-    except (RedisError, OSError):
+    """The right client for `url`, decided at start by the first node it names that answers
+    `INFO cluster`: a cluster's client (which learns the cluster from whichever named node
+    answers) or one server's. When no node answers, the last one's error is raised
+    (ConnectionError or TimeoutError): the caller tries again a bounded time."""
+    nodes = node_urls(url)
+    for i, node in enumerate(nodes):
+        plain = connect(node)
+        try:
+            info = await plain.info("cluster")
+        except AuthenticationError:
+            await plain.aclose()
+            raise
+        except (ConnectionError, TimeoutError, OSError):
+            await plain.aclose()
+            if i + 1 == len(nodes):
+                raise
+            continue
+        except RedisError:  # INFO not allowed (an ACL, a renamed command): cannot tell
+            info = {"cluster_enabled": len(nodes) > 1}
+        except BaseException:
+            await plain.aclose()
+            raise
+        if info.get("cluster_enabled"):
+            await plain.aclose()
+            return connect(url, cluster=True)
+        if len(nodes) > 1:
+            await plain.aclose()
+            raise NotACluster(node, len(nodes))
         return plain
-    if not info.get("cluster_enabled"):
-        return plain
-    await plain.aclose()
-    return connect(url, cluster=True)
-
-
-async def cluster_client_if_needed(client: Client, url: str) -> Client:
-    """`client`, or a cluster's client in its place if the server turns out to be one."""
-    if is_cluster(client):
-        return client
-    info = await client.info("cluster")
-    if not info.get("cluster_enabled"):
-        return client
-    await client.aclose()
-    return connect(url, cluster=True)
+    raise ValueError("REDIS_URL names no node")
 
 
 def is_cluster(client: Client) -> bool:
