@@ -1,6 +1,7 @@
 """Soak: many tables playing at human pace for a long while on a Redis Cluster (3 masters,
 3 replicas) across two bot processes, with one master failover and one bot kill -9 in
-the middle.
+the middle. The bots' REDIS_URL names every node; the killed bot starts again with the
+killed master (still down) named first.
 
 The cluster comes from tests/redis_server.py (`failover_cluster`, its own redis-servers),
 the bots are tests/resilience/bot_process.py (the webhook app, each its own process, one
@@ -104,6 +105,7 @@ class Soak:
         self.started = time.monotonic()
         self.stop_new_games = False
         self.live: set[str] = set()  # games in progress
+        self.killed_master: int | None = None
 
     async def post(self, update: dict[str, object], first: int) -> float:
         """Post an update until a bot answers 200, as Telegram does (the other bot when
@@ -242,14 +244,20 @@ class Soak:
         port = self.cluster.master_of(keys.game(min(self.live) if self.live else "none"))
         self.figures.events["failover"] = time.monotonic() - self.started
         self.cluster.kill9(port)
+        self.killed_master = port
         await asyncio.to_thread(self.cluster.wait_failed_over, port)
         took = time.monotonic() - self.started - self.figures.events["failover"]
         print(f"  master on port {port} killed; its replica took over in {took:.1f} s")
 
     async def bot_kill(self) -> None:
-        """SIGKILL the second bot and start it again."""
+        """SIGKILL the second bot and start it again, its REDIS_URL naming the killed master
+        first (that node is still down: the bot learns the cluster from the next one)."""
         self.figures.events["bot kill"] = time.monotonic() - self.started
         self.bots[1].kill9()
+        if self.killed_master is not None:
+            dead = f"redis://127.0.0.1:{self.killed_master}"
+            others = [n for n in self.cluster.seeds.split(",") if n != dead]
+            self.bots[1].env = {**self.bots[1].env, "REDIS_URL": ",".join([dead, *others])}
         self.bots[1].start()
         await self.bots[1].ready(self.h.http)
         self.figures.events["bot back"] = time.monotonic() - self.started
@@ -308,7 +316,7 @@ async def run(args: argparse.Namespace) -> None:
         prefix = f"soak{uuid.uuid4().hex[:6]}"
         env = {
             **os.environ,
-            "REDIS_URL": cluster.url,
+            "REDIS_URL": cluster.seeds,
             "WEBHOOK_SECRET": SECRET,
             "TELEGRAM_API_URL": f"http://127.0.0.1:{sim_port}/bot",
             "REDIS_KEY_PREFIX": prefix,
@@ -327,7 +335,7 @@ async def run(args: argparse.Namespace) -> None:
                     await bot.ready(http)
                 urls = [f"http://127.0.0.1:{p}{WEBHOOK_PATH}" for p in ports]
                 config = Config(
-                    bot_token="123456:TEST-token", redis_url=cluster.url, key_prefix=prefix
+                    bot_token="123456:TEST-token", redis_url=cluster.seeds, key_prefix=prefix
                 )
                 h = Harness(sim, urls[0], http, config)
                 soak = Soak(h, urls, bots, cluster, (pace[0], pace[1]))

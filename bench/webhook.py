@@ -27,6 +27,9 @@ Two ways to load it:
 * without `--rate` (closed loop, the earlier bench): each table waits for its own answers;
   the rate is whatever the bot takes, and the ratio to the bare handler is that of rates.
 
+The open loop also prints the bot's Redis commands per update answered in the measured
+phase (INFO commandstats, less what this generator sent) and its RSS before the load,
+after the warm-up and at the end; `--skip-bare` leaves out the bare handler's phases.
 `--profile FILE` samples the bot with py-spy during the measured open-loop phase (100 Hz,
 collapsed stacks in FILE; `python bench/webhook.py --summarize FILE` ranks them).
 Run: `python bench/webhook.py --rate 100 --seconds 20 --capacity 10`.
@@ -270,6 +273,7 @@ async def open_loop(
     extra: Callable[[int], tuple[str, dict[str, Any]] | None] = lambda _: None,
     classify: Callable[[Ready], Coroutine[Any, Any, str]] | None = None,
     warmup: float = 0.0,
+    at_measure: Callable[[], Coroutine[Any, Any, Any]] | None = None,
 ) -> Timings:
     """Post `rate` updates a second for `warmup` + `seconds`, each timed from its
     scheduled time; what was scheduled in the first `warmup` s is not counted.
@@ -278,7 +282,8 @@ async def open_loop(
     its next update made and takes the next slot, posts, and only then makes its next
     update. A slot no source took at once waits in the queue and is counted starved (its
     wait is in its latency). Slot i posts `extra(i)` instead when that gives an update
-    (commands into the full groups).
+    (commands into the full groups). `at_measure` runs (beside the schedule) when the
+    measured part begins.
     """
     slots: asyncio.Queue[float | None] = asyncio.Queue()
     t = Timings()
@@ -315,6 +320,10 @@ async def open_loop(
         pause = at - time.perf_counter()
         if pause > 0:
             await asyncio.sleep(pause)
+        if at >= measured_from and at_measure is not None:
+            posts.add(marked := asyncio.create_task(at_measure()))
+            marked.add_done_callback(posts.discard)
+            at_measure = None
         given = extra(i) if at >= measured_from else None
         if given is not None:
             kind, update = given
@@ -328,6 +337,39 @@ async def open_loop(
         slots.put_nowait(None)
     await asyncio.gather(*runners, *posts)
     return t
+
+
+# ---- what the bot costs Redis ------------------------------------------------------------
+
+
+class CountingRedis(Redis):
+    """The generator's client, counting the commands it sends itself by name, so that the
+    bot's own are what is left of Redis's INFO commandstats."""
+
+    sent: Counter[str]
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        """Count, then run, one command."""
+        self.sent = getattr(self, "sent", Counter())
+        self.sent[str(args[0]).split()[0].lower()] += 1
+        return await super().execute_command(*args, **options)
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory in MB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def bot_commands(redis: CountingRedis) -> Counter[str]:
+    """The commands Redis has run so far, by name, less those this generator sent: the
+    bot's, scripts' inner commands included (the INFO asking is off by one)."""
+    stats = await redis.info("commandstats")
+    ran = Counter({name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()})
+    ran.subtract(redis.sent)
+    return ran
 
 
 # ---- groups whose window is full -------------------------------------------------------
@@ -552,6 +594,7 @@ async def main() -> None:
         default=30,
         help="the bot's overall sending pace: Telegram's 30, or higher to see the stack alone",
     )
+    parser.add_argument("--skip-bare", action="store_true", help="open loop: the bot's phase only")
     parser.add_argument("--profile", help="py-spy the bot's measured phase into this file")
     parser.add_argument("--bot-log", help="the bot's stderr to this file")
     parser.add_argument("--timeline", type=float, default=0, help="print figures every S s")
@@ -588,7 +631,7 @@ async def main() -> None:
             spawn(bot_args, env, args.bot_log),
             spawn(["bench/bare_handler.py", str(bare_port)], env),
         ]
-        redis = Redis.from_url(url)
+        redis = CountingRedis.from_url(url)
         connections = max(args.games * 2, int(args.rate) * 2, 100)
         limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
         try:
@@ -711,7 +754,7 @@ async def run_closed(
 async def run_open(
     args: argparse.Namespace,
     http: httpx.AsyncClient,
-    redis: Redis,
+    redis: CountingRedis,
     keys: Keys,
     sim_url: str,
     bot_url: str,
@@ -744,6 +787,12 @@ async def run_open(
     tables = [Table(redis, keys, n, BOARD_EVERY) for n in range(args.games)]
     print(f"load before the bot's phase: {load_average()}")
     spy = asyncio.create_task(profile(args, processes[1].pid)) if args.profile else None
+    pid = processes[1].pid
+    use = {"before": (await bot_commands(redis), rss_mb(pid))}
+
+    async def measure_from() -> None:
+        use["start"] = (await bot_commands(redis), rss_mb(pid))
+
     ours = await open_loop(
         http,
         bot_url,
@@ -753,8 +802,22 @@ async def run_open(
         extra,
         classify,
         args.warmup,
+        measure_from,
     )
+    use["end"] = (await bot_commands(redis), rss_mb(pid))
     bot = report_open("bot", ours, args.rate)
+    by_name = use["end"][0] - use["start"][0]
+    ran, answered = by_name.total(), max(1, ours.count())
+    print(
+        f"bot: {ran} Redis commands in the measured phase for {ours.count()} updates answered: "
+        f"{ran / answered:.1f} commands per update; RSS "
+        f"{use['before'][1]:.1f} MB before the load, {use['start'][1]:.1f} MB after the "
+        f"warm-up, {use['end'][1]:.1f} MB at the end"
+    )
+    print(
+        "  per update: "
+        + ", ".join(f"{name} {n / answered:.1f}" for name, n in by_name.most_common(10))
+    )
     await bot_pauses(http, bot_url.rsplit("/", 1)[0] + "/metrics")
     if args.timeline:
         ours.timeline(args.timeline)
@@ -772,6 +835,8 @@ async def run_open(
     stats = (await http.get(f"{sim_url}/sim/stats")).json()
     print(f"sim: 429 answers to groups {stats['group_429']}")
     stop(processes[1])  # its backlog of sends would share the machine with the bare run
+    if args.skip_bare:
+        return
     print(f"load before the bare phase: {load_average()}")
     bare = await open_loop(
         http,

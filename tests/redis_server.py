@@ -20,6 +20,7 @@ from pathlib import Path
 
 import redis
 
+from tgbot.storage.clients import node_urls
 from tgbot.storage.embedded import EmbeddedRedis, redis_server_binary
 
 # Ports tried for a private cluster (each node also takes its port + 10000 for the bus).
@@ -51,10 +52,17 @@ def redis_url() -> Iterator[str]:
 
 @functools.cache
 def cluster_url(url: str | None) -> bool:
-    """Whether the server at `url` runs in cluster mode (asked once per URL)."""
+    """Whether the server at `url` runs in cluster mode (asked once per URL; of several
+    nodes, the first that answers)."""
     if not url:
         return False
-    client = redis.Redis.from_url(url)
+    *others, last = node_urls(url)
+    for node in others:
+        try:
+            return cluster_url(node)
+        except redis.ConnectionError:
+            continue
+    client = redis.Redis.from_url(last)
     try:
         return bool(client.info("cluster").get("cluster_enabled"))
     finally:
@@ -190,6 +198,11 @@ class FailoverCluster:
     masters: list[int]
     replicas: list[int]
     processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def seeds(self) -> str:
+        """A REDIS_URL naming every node, masters first."""
+        return ",".join(f"redis://127.0.0.1:{p}" for p in self.masters + self.replicas)
 
     def master_of(self, key: str) -> int:
         """The port of the master that holds `key`'s slot now."""

@@ -23,7 +23,6 @@ from .rendering import profile
 from .rendering.i18n import DEFAULT_LANGUAGE, CatalogError, Catalogs
 from .service.game_service import GameService
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
-from .storage.clients import cluster_client_if_needed, open_client
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
 from .storage.keys import CHAT_OWNER_PREFIX, Keys
 from .storage.store import Store
@@ -108,9 +107,8 @@ class Runtime:
                 redis_url = await asyncio.to_thread(embedded.start)
                 log.debug("started a private Redis in %s", embedded.folder)
             keys = Keys(config.key_prefix, config.redis_buckets)
-            redis = await open_client(redis_url)  # a cluster's client if it is one
-            await redis_ready(redis, redis_url, keys.health_probe, config.startup_wait_s)
-            redis = await cluster_client_if_needed(redis, redis_url)
+            # A cluster's client if it is one, learnt from whichever named node answers.
+            redis = await redis_ready(redis_url, keys.health_probe, config.startup_wait_s)
             store = Store(redis, keys)
             if (
                 moved := await store.deadlines.adopt_legacy()

@@ -12,7 +12,6 @@ from telegram.request import HTTPXRequest
 from .config import Config, ConfigError, load_config
 from .rendering.i18n import CatalogError, Catalogs
 from .startup import CONFIG_EXIT, StartupError, redis_ready, safe_url, telegram_ready
-from .storage.clients import open_client
 from .storage.embedded import NoRedisServer, redis_server_binary
 from .storage.keys import Keys
 
@@ -61,16 +60,15 @@ async def _check_redis(config: Config, report: _Report) -> None:
         folder = config.data_dir.resolve() / "redis"
         report.say(True, "redis", f"a private Redis in {folder}, run by {binary}{_owner(folder)}")
         return
-    redis = await open_client(config.redis_url)
     try:
-        await redis_ready(
-            redis, config.redis_url, Keys(config.key_prefix).health_probe, CHECK_WAIT_S
+        redis = await redis_ready(
+            config.redis_url, Keys(config.key_prefix).health_probe, CHECK_WAIT_S
         )
-        report.say(True, "redis", f"{safe_url(config.redis_url)} answers and accepts writes")
     except StartupError as err:
         report.say(False, "redis", str(err))
-    finally:
-        await redis.aclose()
+        return
+    await redis.aclose()
+    report.say(True, "redis", f"{safe_url(config.redis_url)} answers and accepts writes")
 
 
 def _owner(folder: Path) -> str:

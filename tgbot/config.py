@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .rendering.i18n import default_locales_dir
 from .service.settings import TIMING_SETTINGS, Timing
@@ -23,6 +24,46 @@ class ConfigError(Exception):
 # The timing of new games (seconds per decision kind, the lobby's wait, the AFK limit):
 # its defaults and variables are the settings table's (`service/settings.py`).
 Deadlines = Timing
+
+
+def _check_redis_url(url: str) -> None:
+    """REDIS_URL: one URL, or a Redis Cluster's seed nodes separated by commas, which
+    share the first one's scheme, login, database and options (redis-py gives every node
+    of a cluster the same connection settings)."""
+    nodes = [part.strip() for part in url.split(",")]
+    if len(nodes) == 1:
+        if not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
+        return
+    for node in nodes:
+        if not node.startswith(("redis://", "rediss://")):
+            raise ConfigError(
+                "REDIS_URL: with several nodes (a Redis Cluster's, separated by commas) "
+                f"each must start with redis:// or rediss://, got {_hide_login(node)!r}"
+            )
+        try:
+            parts = urlsplit(node)
+            parts.port  # noqa: B018  # raises on a port that is not a number
+        except ValueError:
+            raise ConfigError(f"REDIS_URL: {_hide_login(node)!r} is not a valid URL") from None
+        if not parts.hostname:
+            raise ConfigError(f"REDIS_URL: {_hide_login(node)!r} names no host")
+    first = urlsplit(nodes[0])
+    for node in nodes[1:]:
+        parts = urlsplit(node)
+        same = (parts.scheme, parts.username, parts.password, parts.path, parts.query)
+        if same != (first.scheme, first.username, first.password, first.path, first.query):
+            raise ConfigError(
+                f"REDIS_URL: {_hide_login(node)!r} differs from the first node in its scheme, "
+                "login, database or options; the nodes of one cluster share them"
+            )
+
+
+def _hide_login(node: str) -> str:
+    parts = urlsplit(node)
+    if parts.password is None:
+        return node
+    return node.replace(f":{parts.password}@", ":***@", 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +163,8 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, got {level!r}")
     redis_url = env.get("REDIS_URL") or None
-    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError("REDIS_URL must start with redis://, rediss:// or unix://")
+    if redis_url:
+        _check_redis_url(redis_url)
     deadlines = Deadlines(
         **{
             s.key: _int(env, s.env, getattr(times, s.key), s.lowest, s.highest)

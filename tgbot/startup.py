@@ -16,9 +16,10 @@ from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
 from telegram import Bot
 from telegram.error import BadRequest, InvalidToken, NetworkError
+
+from .storage.clients import Client, NotACluster, open_client
 
 CONFIG_EXIT = 2
 UNREACHABLE_EXIT = 1
@@ -45,7 +46,9 @@ def redact(text: str, *secrets: str | None) -> str:
 
 
 def safe_url(url: str) -> str:
-    """A URL without its password, fit for a log line."""
+    """A URL (or REDIS_URL's comma-separated nodes) without its password, fit for a log line."""
+    if "," in url:
+        return ", ".join(safe_url(part.strip()) for part in url.split(",") if part.strip())
     parts = urlsplit(url)
     if parts.password is None:
         return url
@@ -80,22 +83,45 @@ async def with_retries(
             pause = min(pause * 2, LONGEST_RETRY_S)
 
 
-async def probe_redis(redis: Redis, probe_key: str) -> None:
+async def probe_redis(redis: Client, probe_key: str) -> None:
     """Ping Redis and write one short-lived key: raises if it cannot be reached or written."""
     await redis.ping()
     await redis.set(probe_key, "1", px=60_000)
 
 
-async def redis_ready(redis: Redis, url: str, probe_key: str, budget_s: float) -> None:
-    """Wait a bounded time for Redis to answer and accept writes, else a StartupError."""
+async def redis_ready(url: str, probe_key: str, budget_s: float) -> Client:
+    """A client for `url` (one server's or a cluster's, `open_client`) once Redis answers
+    and accepts writes, trying every node it names for a bounded time, else a StartupError."""
     where = safe_url(url)
+
+    async def attempt() -> Client:
+        redis = await open_client(url)
+        try:
+            await probe_redis(redis, probe_key)
+        except BaseException:
+            await redis.aclose()
+            raise
+        return redis
+
     try:
-        await with_retries(
-            lambda: probe_redis(redis, probe_key),
-            (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError),
+        return await with_retries(
+            attempt,
+            # A cluster's client says RedisClusterException when no node it knows answers.
+            (
+                redis_errors.ConnectionError,
+                redis_errors.TimeoutError,
+                redis_errors.RedisClusterException,
+                OSError,
+            ),
             budget_s,
             never_retry=(redis_errors.AuthenticationError,),
         )
+    except NotACluster as err:
+        raise StartupError(
+            f"REDIS_URL names {err.nodes} nodes, but {safe_url(err.node)} is not in cluster "
+            "mode: name one server, or nodes of one Redis Cluster",
+            CONFIG_EXIT,
+        ) from None
     except redis_errors.AuthenticationError as err:
         raise StartupError(
             f"Redis at {where} refused the login ({_reason(err)}): fix REDIS_URL", CONFIG_EXIT
@@ -106,7 +132,7 @@ async def redis_ready(redis: Redis, url: str, probe_key: str, budget_s: float) -
             "give it memory (maxmemory) or point REDIS_URL at a writable primary",
             UNREACHABLE_EXIT,
         ) from None
-    except (redis_errors.RedisError, OSError) as err:
+    except (redis_errors.RedisError, redis_errors.RedisClusterException, OSError) as err:
         raise StartupError(
             f"cannot reach Redis at {where} ({_reason(err)}): start it or fix REDIS_URL",
             UNREACHABLE_EXIT,

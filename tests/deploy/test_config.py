@@ -72,6 +72,25 @@ def test_unset_variables_take_the_settings_classes_defaults(tmp_path: Path) -> N
         load_config({"BOT_TOKEN": TOKEN, "TURN_SECONDS": "86401"}, tmp_path / "none.env")
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "redis://127.0.0.1:7000,unix:///tmp/redis.sock",
+        "redis://127.0.0.1:7000,127.0.0.1:7001",
+        "redis://:hunter2@127.0.0.1:7000,redis://127.0.0.1:7001",
+        "redis://:hunter2@127.0.0.1:7000,redis://:hunter2@127.0.0.1:x",
+        "redis://127.0.0.1:7000,redis://",
+    ],
+)
+def test_several_redis_nodes_are_one_clusters_urls(url: str) -> None:
+    with pytest.raises(ConfigError, match=r"^REDIS_URL") as err:
+        load_config({"BOT_TOKEN": TOKEN, "REDIS_URL": url}, Path("/nonexistent/.env"))
+    assert "\n" not in str(err.value) and "hunter2" not in str(err.value)
+    seeds = "rediss://u:pw@h1:7000/0?x=1, rediss://u:pw@h2:7001/0?x=1"
+    config = load_config({"BOT_TOKEN": TOKEN, "REDIS_URL": seeds}, Path("/nonexistent/.env"))
+    assert config.redis_url == seeds
+
+
 def test_missing_token_names_the_variable() -> None:
     with pytest.raises(ConfigError, match="BOT_TOKEN"):
         load_config({}, Path("/nonexistent/.env"))

@@ -10,8 +10,11 @@ import socket
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.telegram_sim.harness import free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
+from tgbot.startup import CONFIG_EXIT, StartupError, redis_ready, safe_url
 
 from .cli import TOKEN, assert_one_line, bot_env, redis_on_port, run_cli
 
@@ -46,6 +49,17 @@ async def test_redis_unreachable_is_retried_a_bounded_time(tmp_path: Path) -> No
     line = assert_one_line(await run_cli(env, tmp_path), 1, "cannot reach Redis", "REDIS_URL")
     assert 1.5 < time.monotonic() - started < 15, "retried for about STARTUP_WAIT_SECONDS"
     assert "hunter2" not in line
+
+
+async def test_several_nodes_that_are_no_cluster(redis_server_url: str) -> None:
+    """REDIS_URL names two nodes, the first down and the second one server outside any
+    cluster: a setting to fix, said in one line (the bot never picks one of several servers)."""
+    dead = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    with pytest.raises(StartupError) as err:
+        await redis_ready(f"{dead},{redis_server_url}", "coup:probe", 2)
+    assert err.value.exit_code == CONFIG_EXIT
+    assert str(err.value).startswith("REDIS_URL names 2 nodes") and "hunter2" not in str(err.value)
+    assert safe_url(f"{dead}, {dead}").count(":***@") == 2
 
 
 async def test_redis_that_refuses_writes(tmp_path: Path) -> None:

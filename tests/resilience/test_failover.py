@@ -109,6 +109,33 @@ async def test_a_master_failover_mid_game_loses_no_press(caplog: pytest.LogCaptu
     assert len(outages) <= 1
 
 
+@pytest.mark.timeout(120)
+async def test_a_bot_starts_while_the_first_node_its_redis_url_names_is_down() -> None:
+    """REDIS_URL names every node of the cluster, the first one (a master) dead: the bot
+    learns the cluster from the next one that answers, starts and plays a game to its end."""
+    with failover_cluster() as cluster:
+        first = cluster.masters[0]
+        assert cluster.seeds.startswith(f"redis://127.0.0.1:{first},")
+        cluster.kill9(first)
+        await asyncio.to_thread(cluster.wait_failed_over, first)
+        async with running_bot(cluster.seeds) as h:
+            (group, users), *_ = tables()
+            game_id = await play_one(h, group, users)
+            record = await h.record(game_id)
+            assert record is not None and record.status == "over"
+            assert record.seed is not None and record.engine is not None
+            names = {u.id: u.first_name for u in users}
+            for _ in range(150):  # the last deliveries, 15 s at most
+                try:
+                    check_against_replay(
+                        h, record.engine, record.seed, [u.id for u in users], names, group
+                    )
+                    break
+                except AssertionError:
+                    await asyncio.sleep(0.1)
+            check_against_replay(h, record.engine, record.seed, [u.id for u in users], names, group)
+
+
 async def pound(client: Any, worker: int, stop: asyncio.Event, errors: list[BaseException]) -> None:
     """Pipelines and single commands on keys of every master, as the bot sends them."""
     while not stop.is_set():

@@ -23,11 +23,12 @@ import functools
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.cluster import ClusterPipeline, RedisCluster
-from redis.asyncio.connection import AbstractConnection, Connection
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.asyncio.connection import AbstractConnection, Connection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, ExponentialWithJitterBackoff
 from redis.exceptions import (
+    AuthenticationError,
     ClusterDownError,
     ConnectionError,
     RedisError,
@@ -156,6 +157,17 @@ class RidingCluster(RedisCluster):
         return RidingPipeline(self)  # type: ignore[abstract]  # as redis-py makes its own
 
 
+def node_urls(url: str) -> list[str]:
+    """The nodes a REDIS_URL names: one URL, or several separated by commas (a Redis
+    Cluster's seed nodes, tried in turn until one answers)."""
+    return [part.strip() for part in url.split(",") if part.strip()]
+
+
+def _seed(url: str) -> ClusterNode:
+    parts = parse_url(url)
+    return ClusterNode(parts.get("host", "localhost"), parts.get("port", 6379))
+
+
 def single_client(url: str) -> Redis:
     """A client for one server (a blocking pool: a burst waits for a free connection rather
     than raise MaxConnectionsError), retrying once on a dropped connection."""
@@ -172,13 +184,17 @@ def single_client(url: str) -> Redis:
 
 
 def cluster_client(url: str) -> RedisCluster:
-    """A client for a Redis Cluster that rides a failover."""
+    """A client for a Redis Cluster that rides a failover; it learns the cluster from
+    whichever of the nodes `url` names answers (the first one's login and options apply
+    to every node)."""
+    first, *others = node_urls(url)
     # redis-py's cluster client gives up on a reply after 5 s by default and then drops
     # every connection to that node, under other tasks' feet (seen with 50 games on two
     # busy cores): wait as long as the one-server client does (it has no timeout), within
     # reason.
     return RidingCluster.from_url(
-        url,
+        first,
+        startup_nodes=[_seed(other) for other in others] or None,
         decode_responses=True,
         max_connections=REDIS_CONNECTIONS * 4,
         socket_timeout=CLUSTER_REPLY_WAIT_S,
@@ -216,30 +232,46 @@ def connect(url: str, cluster: bool = False) -> Client:
     return cluster_client(url) if cluster else single_client(url)
 
 
+class NotACluster(Exception):
+    """REDIS_URL names several nodes, and one of them is a server outside any cluster."""
+
+    def __init__(self, node: str, nodes: int) -> None:
+        super().__init__(f"REDIS_URL names {nodes} nodes, and one is not in cluster mode")
+        self.node = node
+        self.nodes = nodes
+
+
 async def open_client(url: str) -> Client:
-    """The right client for `url`: a cluster's when the server says it is in cluster mode
-    (asked once, at start), else one server's (also when it cannot be asked yet: the
-    caller waits for it, then asks again with `cluster_client_if_needed`)."""
-    plain = connect(url)
-    try:
-        info = await plain.info("cluster")
-    except (RedisError, OSError):
+    """The right client for `url`, decided at start by the first node it names that answers
+    `INFO cluster`: a cluster's client (which learns the cluster from whichever named node
+    answers) or one server's. When no node answers, the last one's error is raised
+    (ConnectionError or TimeoutError): the caller tries again a bounded time."""
+    nodes = node_urls(url)
+    for i, node in enumerate(nodes):
+        plain = connect(node)
+        try:
+            info = await plain.info("cluster")
+        except AuthenticationError:
+            await plain.aclose()
+            raise
+        except (ConnectionError, TimeoutError, OSError):
+            await plain.aclose()
+            if i + 1 == len(nodes):
+                raise
+            continue
+        except RedisError:  # INFO not allowed (an ACL, a renamed command): cannot tell
+            info = {"cluster_enabled": len(nodes) > 1}
+        except BaseException:
+            await plain.aclose()
+            raise
+        if info.get("cluster_enabled"):
+            await plain.aclose()
+            return connect(url, cluster=True)
+        if len(nodes) > 1:
+            await plain.aclose()
+            raise NotACluster(node, len(nodes))
         return plain
-    if not info.get("cluster_enabled"):
-        return plain
-    await plain.aclose()
-    return connect(url, cluster=True)
-
-
-async def cluster_client_if_needed(client: Client, url: str) -> Client:
-    """`client`, or a cluster's client in its place if the server turns out to be one."""
-    if is_cluster(client):
-        return client
-    info = await client.info("cluster")
-    if not info.get("cluster_enabled"):
-        return client
-    await client.aclose()
-    return connect(url, cluster=True)
+    raise ValueError("REDIS_URL names no node")
 
 
 def is_cluster(client: Client) -> bool:
