@@ -1,6 +1,7 @@
-"""Rendering reads the engine and three leaves of the service, and those leaves stay leaves
+"""Rendering reads the engine and five leaves of the service, and those leaves stay leaves
 (ARCHITECTURE.md, the rooms table): button data is parsed outside rendering, and the
-settings and callback tables can be read by rendering without pulling the service in."""
+settings and callback tables, a step's outcome and the plan's operations can be read by
+rendering (which writes a step's plan from its outcome) without pulling the service in."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import ast
 from pathlib import Path
 
 TGBOT = Path(__file__).resolve().parents[1] / "tgbot"
-LEAVES = {"tgbot.service.outcomes", "tgbot.service.callbacks", "tgbot.service.settings"}
+LEAVES = {
+    "tgbot.service.outcomes",
+    "tgbot.service.callbacks",
+    "tgbot.service.settings",
+    "tgbot.service.plan",
+    "tgbot.service.steps",
+}
 
 
 def imported(path: Path) -> set[str]:
