@@ -14,15 +14,14 @@ the `StepOutcome`; this module writes the words and takes no record to change.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from ..engine import Decision, DecisionKind, Game, PlayerView, view_of
 from ..engine import events as ev
 from ..service.plan import Deadline, Edit, Fallback, Plan, Send
-from ..service.steps import TURN_REF, StepOutcome, Table, prompt_ref
+from ..service.steps import TURN_REF, Claim, StepOutcome, Table, prompt_ref
 from . import history, notices, prompting, tabletop, ui
 from .i18n import Catalogs, Translator
-from .texts import describe, involves
+from .texts import Names, describe, involves
 
 # An edit that only says who may still answer waits this long for a newer one to replace
 # it (answers come in bursts); the group is never further behind than that.
@@ -72,13 +71,12 @@ def _without_repeats(events: list[ev.Event], user_id: int) -> list[ev.Event]:
     ]
 
 
-@dataclass(slots=True)
-class StepPlan:
-    """A step's messages, and the turn's story as it now stands (the lines the record
-    keeps, in the group's language)."""
-
-    plan: Plan = field(default_factory=Plan)
-    story: list[str] = field(default_factory=list)
+def story_lines(
+    t: Translator, names: Names, story: Sequence[str], told: Sequence[ev.Event]
+) -> list[str]:
+    """The turn's story as the group reads it: the lines an older record kept, then a
+    line for each public event that says something."""
+    return [*story, *(line for e in told if (line := describe(e, t, names)))]
 
 
 class StepPlanner:
@@ -104,24 +102,46 @@ class StepPlanner:
         outcome: StepOutcome,
         game: Game,
         events: list[ev.Event],
-        bluffs: str | None = None,
-    ) -> StepPlan:
-        """The messages of this step. `bluffs` closes the final message: who bluffed."""
-        step = StepPlan()
-        self._table(step, outcome, game, events, bluffs)
+        bluffs: Sequence[Claim] | None = None,
+    ) -> Plan:
+        """The messages of this step. `bluffs` closes the final message: the claims the
+        game's replay revealed (None: none are shown)."""
+        plan = Plan()
+        self._table(plan, outcome, game, events, bluffs)
         for reader in outcome.table.readers:
-            self._private(step.plan, outcome, game, events, reader.id, reader.lang)
-        return step
+            self._private(plan, outcome, game, events, reader.id, reader.lang)
+        return plan
+
+    def final_message(
+        self,
+        table: Table,
+        game: Game,
+        story: Sequence[str],
+        told: Sequence[ev.Event],
+        bluffs: Sequence[Claim] | None,
+    ) -> str:
+        """A finished game's last message: the last turn's story, the winner and every
+        card, then who bluffed."""
+        t = self.catalogs.get(table.lang)
+        names = dict(table.names)
+        lines = story_lines(t, names, story, told)
+        summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
+        return tabletop.game_over_message(t, view_of(game), names, lines, summary)
+
+    def turn_story(self, table: Table, story: Sequence[str], told: Sequence[ev.Event]) -> list[str]:
+        """The turn's story so far, as the group reads it: its lines."""
+        t = self.catalogs.get(table.lang)
+        return story_lines(t, dict(table.names), story, told)
 
     # ---- the group -----------------------------------------------------------------
 
     def _table(
         self,
-        step: StepPlan,
+        plan: Plan,
         outcome: StepOutcome,
         game: Game,
         events: list[ev.Event],
-        bluffs: str | None,
+        bluffs: Sequence[Claim] | None,
     ) -> None:
         """The group's turn message: closed with the table when a turn ends, else sent or
         edited with the turn so far and who may still answer."""
@@ -129,7 +149,8 @@ class StepPlanner:
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
         public = view_of(game)
-        story, turn_ref = list(outcome.story), outcome.turn_ref
+        story = story_lines(t, names, outcome.story, outcome.told)
+        turn_ref = outcome.turn_ref
         for e in events:
             if isinstance(e, ev.TurnStarted):
                 if story:
@@ -137,22 +158,20 @@ class StepPlanner:
                     text = tabletop.turn_message(
                         t, public, names, story, outcome.seconds_left, True, claimed
                     )
-                    self._turn_op(step.plan, table, turn_ref, text, None)
+                    self._turn_op(plan, table, turn_ref, text, None)
                 story, turn_ref = [], None
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
                 line = describe(e, t, names)
                 if line:
                     story.append(line)
         if game.over:
-            text = tabletop.game_over_message(t, public, names, story, bluffs or "")
+            summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
+            text = tabletop.game_over_message(t, public, names, story, summary)
             keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
                 t, table.game_id
             )
-            self._turn_op(step.plan, table, turn_ref, text, keyboard)
-            # Kept for Play again, which edits this message once more (without its button).
-            step.story = [text]
+            self._turn_op(plan, table, turn_ref, text, keyboard)
             return
-        step.story = story
         if not outcome.turn_shown:
             return  # the closed turn's message says who moves next
         waiting = game.awaiting()
@@ -167,7 +186,7 @@ class StepPlanner:
         text = tabletop.turn_message(
             t, public, names, story, outcome.seconds_left, False, question=question
         )
-        self._turn_op(step.plan, table, turn_ref, text, kb, deadline, outcome.same_context)
+        self._turn_op(plan, table, turn_ref, text, kb, deadline, outcome.same_context)
 
     def turn_as_it_stands(
         self,
@@ -175,6 +194,7 @@ class StepPlanner:
         game: Game,
         turn_ref: str,
         story: Sequence[str],
+        told: Sequence[ev.Event],
         seconds_left: int | None,
         answers_at: int | None,
         options: Sequence[Decision] = (),
@@ -188,7 +208,8 @@ class StepPlanner:
         kb: ui.Keyboard | None = None
         if answers_at is not None:
             kb = tabletop.answer_buttons(t, table.game_id, answers_at, options, names)
-        text = tabletop.turn_message(t, view_of(game), names, story, seconds_left, False)
+        lines = story_lines(t, names, story, told)
+        text = tabletop.turn_message(t, view_of(game), names, lines, seconds_left, False)
         return Edit(table.chat, turn_ref, text, kb)
 
     def _turn_op(

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import Challenge, Decision, DecisionKind, Game, Pass, view_of
+from ..engine import Challenge, Character, Decision, DecisionKind, Game, Pass, view_of
 from ..engine import events as ev
 from .records import GameRecord, Timing
-from .steps import TURN_REF, Reader, StepOutcome, Table
+from .steps import TURN_REF, Claim, Reader, StepOutcome, Table
 
 # A decision's deadline runs from when its prompt reaches Telegram. Until then it is this
 # much later, so a prompt held back (a group's 20 a minute) never costs anyone their turn.
@@ -76,13 +76,15 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
 
     # The group's turn message: a new turn closes the old one's; the new one is sent once
     # it has something to tell (at once at the game's end).
-    turn_ref, told, turn_ended = record.turn_ref, bool(record.story), False
+    before = told_of(record)
+    story, told = list(record.story), list(before)
+    turn_ref, turn_ended = record.turn_ref, False
     for e in events:
         if isinstance(e, ev.TurnStarted):
-            turn_ref, told, turn_ended = None, False, True
+            turn_ref, story, told, turn_ended = None, [], [], True
         elif _tells_the_group(e):
-            told = True
-    turn_shown = game.over or not (turn_ended and not told)
+            told.append(e)
+    turn_shown = game.over or not (turn_ended and not (story or told))
     asks_table = not game.over and waiting.kind is DecisionKind.RESPONSE and table.answers_at_table
     options = tuple(answer_options(game, waiting.players)) if asks_table else ()
     table_context = context if turn_shown and options else None
@@ -120,14 +122,33 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         table_context=table_context,
         answer_options=options,
         story=tuple(record.story),
+        told=before,
+        story_after=tuple(story),
+        told_after=tuple(told),
     )
 
 
-def settle(record: GameRecord, outcome: StepOutcome, story: list[str]) -> None:
-    """Write a step's decisions to the record, with the turn's story as it now stands."""
+def told_of(record: GameRecord) -> tuple[ev.Event, ...]:
+    """The public events of the turn so far, as kept in the record."""
+    return tuple(ev.event_from_dict(e) for e in record.turn_events)
+
+
+def bluffs_of(record: GameRecord) -> list[Claim] | None:
+    """The claims a finished game's replay revealed, as kept in its record."""
+    if record.bluffs is None:
+        return None
+    return [(int(p), Character(c), int(turn), bool(true)) for p, c, turn, true in record.bluffs]
+
+
+def settle(record: GameRecord, outcome: StepOutcome, bluffs: Sequence[Claim] | None) -> None:
+    """Write a step's decisions to the record; `bluffs`, once the game is over, are the
+    claims its replay revealed (None: it did not replay)."""
     record.context = outcome.context
     record.deadline_ms = outcome.deadline_ms
     record.prompts = dict(outcome.prompts)
     record.turn_ref = outcome.turn_ref_after
     record.table_context = outcome.table_context
-    record.story = story
+    record.story = list(outcome.story_after)
+    record.turn_events = [e.to_dict() for e in outcome.told_after]
+    if bluffs is not None:
+        record.bluffs = [list(claim) for claim in bluffs]

@@ -4,14 +4,25 @@ the messages from that outcome (`rendering/step_plan.py`), taking no record to c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..engine import Game
 from ..engine import events as ev
 from ..rendering.i18n import Catalogs
 from ..rendering.step_plan import StepPlanner
-from .advance import DELIVERY_GRACE_S, advance, answer_options, seconds_for, settle, table_of
+from .advance import (
+    DELIVERY_GRACE_S,
+    advance,
+    answer_options,
+    bluffs_of,
+    seconds_for,
+    settle,
+    table_of,
+    told_of,
+)
 from .plan import Edit, Fallback, Keyboard, Plan, Send
 from .records import GameRecord
-from .steps import LOBBY_REF, TURN_REF, prompt_ref
+from .steps import LOBBY_REF, TURN_REF, Claim, prompt_ref
 
 __all__ = [
     "DELIVERY_GRACE_S",
@@ -67,14 +78,27 @@ class StepMessages:
         game: Game,
         events: list[ev.Event],
         now_ms: int,
-        bluffs: str | None = None,
+        bluffs: Sequence[Claim] | None = None,
     ) -> Plan:
         """The plan of this step; the step's outcome (contexts, deadline, prompts, the turn
-        message's state) is written to the record. `bluffs` closes the final message."""
+        message's state and story) is written to the record. `bluffs`, once the game is
+        over, are the claims its replay revealed, for the final message."""
         outcome = advance(record, game, events, now_ms)
-        step = self.planner.render(outcome, game, events, bluffs)
-        settle(record, outcome, step.story)
-        return step.plan
+        plan = self.planner.render(outcome, game, events, bluffs)
+        settle(record, outcome, bluffs)
+        return plan
+
+    def turn_story(self, record: GameRecord) -> list[str]:
+        """The turn's story so far, as the group reads it: its lines."""
+        return self.planner.turn_story(table_of(record), record.story, told_of(record))
+
+    def final_message(self, record: GameRecord) -> str:
+        """A finished game's last message, without its buttons (Play again edits it)."""
+        if not record.turn_events:  # kept by an older record: the message itself
+            return "\n".join(record.story)
+        return self.planner.final_message(
+            table_of(record), record.game(), record.story, told_of(record), bluffs_of(record)
+        )
 
     def turn_as_it_stands(self, record: GameRecord, game: Game, now_ms: int) -> Edit | None:
         """The group's turn message as it stands now (None between turns, or after the
@@ -95,6 +119,7 @@ class StepMessages:
             game,
             record.turn_ref,
             record.story,
+            told_of(record),
             seconds_left,
             record.context if shows_answers else None,
             answer_options(game, waiting.players) if shows_answers else (),

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..engine import Decision
+from ..engine import Character, Decision
+from ..engine import events as ev
 
 TURN_REF = "turn"
 LOBBY_REF = "lobby"
@@ -17,6 +18,10 @@ LOBBY_REF = "lobby"
 def prompt_ref(user_id: int) -> str:
     """The message reference of a player's open prompt."""
     return f"prompt:{user_id}"
+
+
+# A claim a finished game's replay revealed: player, character, turn, whether it was true.
+Claim = tuple[int, Character, int, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,4 +67,9 @@ class StepOutcome:
     turn_ref_after: str | None
     table_context: int | None
     answer_options: tuple[Decision, ...]  # the answers offered on the turn message
-    story: tuple[str, ...]  # the turn's lines before the step (kept in the record)
+    # The turn's story before the step and after it: lines an older record kept rendered
+    # (`GameRecord.story`), then the turn's public events.
+    story: tuple[str, ...]
+    told: tuple[ev.Event, ...]
+    story_after: tuple[str, ...]
+    told_after: tuple[ev.Event, ...]
