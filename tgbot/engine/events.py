@@ -5,8 +5,9 @@ Events are frozen values: nothing changes them after the engine emits them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import asdict, dataclass, fields
+from enum import Enum
+from typing import Any, ClassVar, get_args, get_origin, get_type_hints
 
 from .cards import Action, Allegiance, Character
 from .decisions import DecisionKind
@@ -334,3 +335,28 @@ def event_types() -> list[type[Event]]:
         for cls in globals().values()
         if isinstance(cls, type) and issubclass(cls, Event) and cls not in (Event, PrivateEvent)
     ]
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from `Event.to_dict()` output (ValueError if it is not one)."""
+    types = {cls.__name__: cls for cls in event_types()}
+    try:
+        cls = types[data["type"]]
+        hints = get_type_hints(cls)
+        return cls(**{f.name: _typed(hints[f.name], data[f.name]) for f in fields(cls)})
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"not an event: {err}") from None
+
+
+def _typed(hint: Any, value: Any) -> Any:
+    """A JSON value as the field type `hint` says (enums, tuples, optional values)."""
+    if value is None:
+        return None
+    args = [a for a in get_args(hint) if a is not type(None) and a is not Ellipsis]
+    if get_origin(hint) is tuple:
+        return tuple(_typed(args[0], v) for v in value)
+    if args:  # X | None
+        return _typed(args[0], value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint(value)
+    return value

@@ -38,6 +38,7 @@ from .outcomes import Notice, Refusal, Said
 from .plan import Send
 from .records import GAME_ID, GameRecord
 from .results import CallbackResult, Origin, Person, Reply, UserError
+from .steps import Claim
 
 log = logging.getLogger(__name__)
 
@@ -91,18 +92,16 @@ class History:
 
     # ---- the game's last transaction ---------------------------------------------------
 
-    def bluffs_revealed(self, record: GameRecord, game: Game, now_ms: int) -> str | None:
-        """The bluff summary for the final message, in the group's language, from the
-        game's record replayed by the engine; None (and an error logged) if it does not
-        replay, so that nothing wrong is ever shown."""
+    def bluffs_revealed(self, record: GameRecord, game: Game, now_ms: int) -> list[Claim] | None:
+        """The claims for the final message's bluff summary, from the game's record
+        replayed by the engine; None (and an error logged) if it does not replay, so that
+        nothing wrong is ever shown."""
         try:
             replayed = replay(archive_of(record, game, now_ms))
         except DoesNotReplay as err:
             log.error("game %s: its record does not replay (%s); no bluff summary", record.id, err)
             return None
-        t = self.catalogs.get(record.lang)
-        claims = [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
-        return texts.bluff_summary(t, claims, replayed.names())
+        return [(c.player, c.character, c.turn, c.true) for c in replayed.claims]
 
     def game_over(self, record: GameRecord, game: Game, tx: GameTx, now_ms: int) -> None:
         """Store the game's record and arm the counting of the game.

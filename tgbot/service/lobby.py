@@ -121,7 +121,7 @@ class LobbyRoom(ServiceCore):
             if finished.turn_ref is None:
                 return  # another press closed it already
             again = notices.new_game_opened_by(group_t, person.name)
-            text = "\n".join([*finished.story, "", again])
+            text = "\n".join([self.messages.final_message(finished), "", again])
             replay = history_texts.replay_button(group_t, old_id)
             tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
@@ -311,7 +311,7 @@ class LobbyRoom(ServiceCore):
         )
         record.status = PLAYING
         # The lobby message becomes the first turn's: who plays, the table, who moves first.
-        record.story = []
+        record.story, record.turn_events = [], []
         record.turn_ref = LOBBY_REF
         self._apply_step(record, game, events, tx)
         log.info(
@@ -350,7 +350,7 @@ class LobbyRoom(ServiceCore):
         elif record.turn_ref is not None:
             # The turn message still says who must decide (or offers answers): it closes
             # with the news instead, so no expired waiting line or live button stays.
-            story = "\n".join([*record.story, "", text])
+            story = "\n".join([*self.messages.turn_story(record), "", text])
             tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
             tx.send(record.id, group_send(record, text, TURN_REF).to_op())

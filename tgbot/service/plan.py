@@ -1,8 +1,9 @@
 """The message plan of a step: typed operations, each one message sent or edited.
 
-The plan is built in one place (step_messages) and stored in the game's outbox as plain
-JSON (`to_op`), which the sender reads back as operations (`from_op`) and delivers: per
-chat, in order, the latest state of a message winning over its pending edits.
+A step's plan is built in rendering (`rendering/step_plan.py`) and stored in the game's
+outbox as plain JSON (`to_op`), which the sender reads back as operations (`from_op`) and
+delivers: per chat, in order, the latest state of a message winning over its pending
+edits. A leaf: it imports nothing of ours, so that rendering can build plans.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rendering.ui import Keyboard
+# Rows of buttons, each {"text": ..., "data": ...} or {"text": ..., "url": ...}: the same
+# shape as rendering's `ui.Keyboard`.
+Keyboard = list[list[dict[str, str]]]
 
 
 @dataclass(frozen=True, slots=True)

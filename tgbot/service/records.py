@@ -49,12 +49,19 @@ class GameRecord:
     # Where answers to a claim are given: "table" (buttons on the group's turn message) or
     # "private" (a prompt to each answerer), from the group's settings at creation.
     answers: str = "table"
-    # The group's turn message: the current turn's story (public lines, group language),
-    # the reference of the message that holds it (None until it is sent), and the context
-    # of the answer buttons it shows (None when it shows none).
+    # The group's turn message: the current turn's story, as its public events (each
+    # `Event.to_dict()`, rendered when shown), the reference of the message that holds it
+    # (None until it is sent), and the context of the answer buttons it shows (None when
+    # it shows none). `story` is what a record written before kept instead: the turn's
+    # lines, rendered (or, once the game was over, its final message); shown before the
+    # events, and empty from the next turn on.
+    turn_events: list[dict[str, Any]] = field(default_factory=list)
     story: list[str] = field(default_factory=list)
     turn_ref: str | None = None
     table_context: int | None = None
+    # Once the game is over: the claims its replay revealed, [player, character, turn,
+    # true], for the final message's bluff summary (None: it did not replay).
+    bluffs: list[list[Any]] | None = None
     delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
     # The rules (VARIANTS.md): the group's setting when the lobby opened, fixed for the game.
     variant: str = "base"

@@ -1,0 +1,105 @@
+"""A step is decided by the service without text (`advance`, pure) and written by
+rendering from that outcome alone; the record keeps the turn's events, not its lines, and
+a record written when it kept lines still loads and plays on."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+from tgbot.config import DEFAULT_LOCALES
+from tgbot.engine import Game, Variant, game_to_dict
+from tgbot.rendering.i18n import Catalogs
+from tgbot.rendering.step_plan import StepPlanner
+from tgbot.service.advance import advance, settle
+from tgbot.service.records import GameRecord, Seat, Timing
+from tgbot.service.step_messages import StepMessages
+
+CATALOGS = Catalogs(DEFAULT_LOCALES)
+
+
+def test_advance_decides_without_changing_the_record_and_rendering_reads_only_it() -> None:
+    planner = StepPlanner(CATALOGS, "coup_test_bot")
+    steps = 0
+    for seed, variant in enumerate([Variant.BASE, *Variant] * 2):
+        ids = list(range(1, 3 + seed % 4))
+        record = GameRecord(
+            f"g{seed}",
+            -100,
+            None,
+            "ka",
+            ids[0],
+            Timing(60, 30, 30, 30, 60, 2),
+            players=[Seat(pid, f"N{pid}", ("ka", "en")[pid % 2]) for pid in ids],
+            answers=("table", "private")[seed % 2],
+        )
+        driver = random.Random(seed)
+        game, events = Game.new(ids, seed, variant=variant)
+        now = 0
+        while True:
+            before = record.to_dict()
+            outcome = advance(record, game, events, now)
+            assert record.to_dict() == before  # deciding changes nothing
+            assert advance(record, game, events, now) == outcome  # and is pure
+            kept = copy.deepcopy(outcome)
+            planner.render(outcome, game, events)
+            assert outcome == kept and record.to_dict() == before  # rendering only reads
+            settle(record, outcome, None)
+            assert record.context == outcome.context and record.prompts == outcome.prompts
+            steps += 1
+            if game.over:
+                break
+            waiting = game.awaiting()
+            pid = driver.choice(waiting.players)
+            events = game.apply(pid, driver.choice(game.legal_decisions(pid)))
+            now += 1000
+    assert steps > 100
+
+
+def _old_form(record: GameRecord, story: list[str]) -> GameRecord:
+    """The record as the code before kept it: the turn's lines, rendered, and no events."""
+    data = json.loads(json.dumps(record.to_dict()))
+    del data["turn_events"], data["bluffs"]
+    data["story"] = story
+    return GameRecord.from_dict(data)
+
+
+def test_a_record_that_kept_rendered_lines_loads_and_plays_on_with_the_same_messages() -> None:
+    builder = StepMessages(CATALOGS, "coup_test_bot")
+    checked = 0
+    for seed in range(12):
+        ids = list(range(1, 3 + seed % 4))
+        new = GameRecord(
+            f"g{seed}",
+            -100,
+            None,
+            ("ka", "en")[seed % 2],
+            ids[0],
+            Timing(60, 30, 30, 30, 60, 2),
+            players=[Seat(pid, f"N{pid}", "ka") for pid in ids],
+        )
+        driver = random.Random(seed)
+        game, events = Game.new(ids, seed, variant=list(Variant)[seed % len(Variant)])
+        old: GameRecord | None = None
+        step = 0
+        while True:
+            plan = builder.build(new, game, events, step * 1000)
+            if old is not None:
+                assert builder.build(old, game, events, step * 1000) == plan
+                checked += 1
+            elif new.turn_events and not game.over and step >= 3:
+                old = _old_form(new, builder.turn_story(new))  # from here on, an old record
+            if game.over:
+                break
+            pid = driver.choice(game.awaiting().players)
+            events = game.apply(pid, driver.choice(game.legal_decisions(pid)))
+            step += 1
+        assert old is not None
+        new.engine = old.engine = game_to_dict(game)  # what the service keeps with the step
+        assert builder.final_message(old) == builder.final_message(new)
+        # A finished game kept by the code before: its final message, which Play again edits.
+        last = [op.text for op in plan.ops if op.chat == -100][-1]
+        assert builder.final_message(_old_form(new, [last])) == last
+        assert last.startswith(builder.final_message(new))
+    assert checked > 100

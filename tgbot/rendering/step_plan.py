@@ -1,0 +1,389 @@
+"""Turn one step's outcome into its message plan, from what each recipient may know.
+
+The group's turn message is sent when the group must pay attention and edited in place as
+the turn unfolds, with the answers to a claim as its buttons (unless the group chose
+answers in private); it ends with the turn's story, the table and who moves next. Each
+player's private chat gets a new message only when they must act, each prompt closes when
+its decision is made (a challenger's with the challenge's result), and nothing else is
+sent there but secrets, notices, a knock-out and the winner's win.
+
+What happens to the game (contexts, deadlines, which prompts open and close, whether the
+turn message shows) is decided by the service (`service/advance.py`) and read here from
+the `StepOutcome`; this module writes the words and takes no record to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..engine import Decision, DecisionKind, Game, PlayerView, view_of
+from ..engine import events as ev
+from ..service.plan import Deadline, Edit, Fallback, Plan, Send
+from ..service.steps import TURN_REF, Claim, StepOutcome, Table, prompt_ref
+from . import history, notices, prompting, tabletop, ui
+from .i18n import Catalogs, Translator
+from .texts import Names, describe, involves
+from .texts import told as worth_a_line
+
+# An edit that only says who may still answer waits this long for a newer one to replace
+# it (answers come in bursts); the group is never further behind than that.
+HOLD_MS = 1200
+
+# The events by which a player answers or decides, and who decided: such a line closes
+# that player's prompt.
+_DECIDER = {
+    ev.ResponsePassed: "player",
+    ev.ChallengeDeclared: "challenger",
+    ev.EmbezzlementChallenged: "challenger",
+    ev.BlockDeclared: "blocker",
+    ev.ActionDeclared: "actor",
+    ev.CardRevealed: "player",
+    ev.ExchangeKept: "player",
+    ev.CardShown: "target",
+    ev.CardShownTo: "recipient",  # the target's own line, when it replaces CardShown
+    ev.ExamineDecided: "actor",
+    ev.DecisionTimedOut: "player",
+    ev.PlayerLeft: "player",
+}
+
+
+def _concerns(event: ev.Event, user_id: int) -> bool:
+    """Whether a player's private chat tells them of this event."""
+    if event.recipient is not None:
+        return event.recipient == user_id
+    if isinstance(event, ev.GameEnded):
+        return True
+    return not isinstance(event, ev.ResponsePassed) and involves(event, user_id)
+
+
+def _without_repeats(events: list[ev.Event], user_id: int) -> list[ev.Event]:
+    """The events of a player's private chat, less what another line there says again:
+    the examiner's "X shows you a card" when "X shows you: <card>" follows, and the
+    target's "you show a card" when "X sees your card: <card>" follows."""
+    examiner = any(isinstance(e, ev.ExaminedCard) and e.recipient == user_id for e in events)
+    target = any(isinstance(e, ev.CardShownTo) and e.recipient == user_id for e in events)
+    if not (examiner or target):
+        return events
+    return [
+        e
+        for e in events
+        if not (
+            isinstance(e, ev.CardShown)
+            and ((examiner and e.actor == user_id) or (target and e.target == user_id))
+        )
+    ]
+
+
+def story_lines(
+    t: Translator, names: Names, story: Sequence[str], told: Sequence[ev.Event]
+) -> list[str]:
+    """The turn's story as the group reads it: the lines an older record kept, then a
+    line for each public event that says something."""
+    return [*story, *(line for e in worth_a_line(told) if (line := describe(e, t, names)))]
+
+
+class StepPlanner:
+    """Writes a step's message plan from its outcome."""
+
+    def __init__(self, catalogs: Catalogs, bot_username: str) -> None:
+        self.catalogs = catalogs
+        self.bot_username = bot_username
+        self.hold_ms = HOLD_MS
+
+    def unreachable_note(self, table: Table, user_id: int) -> str:
+        """What the group reads when a player cannot be written to privately."""
+        t = self.catalogs.get(table.lang)
+        player = table.names.get(user_id, str(user_id))
+        return notices.unreachable_note(t, player, self.bot_username)
+
+    def fallback(self, table: Table, user_id: int) -> Fallback:
+        """Where a refused private message is reported."""
+        return Fallback(table.chat, table.thread, self.unreachable_note(table, user_id))
+
+    def render(
+        self,
+        outcome: StepOutcome,
+        game: Game,
+        events: list[ev.Event],
+        bluffs: Sequence[Claim] | None = None,
+    ) -> Plan:
+        """The messages of this step. `bluffs` closes the final message: the claims the
+        game's replay revealed (None: none are shown)."""
+        plan = Plan()
+        self._table(plan, outcome, game, events, bluffs)
+        for reader in outcome.table.readers:
+            self._private(plan, outcome, game, events, reader.id, reader.lang)
+        return plan
+
+    def final_message(
+        self,
+        table: Table,
+        game: Game,
+        story: Sequence[str],
+        told: Sequence[ev.Event],
+        bluffs: Sequence[Claim] | None,
+    ) -> str:
+        """A finished game's last message: the last turn's story, the winner and every
+        card, then who bluffed."""
+        t = self.catalogs.get(table.lang)
+        names = dict(table.names)
+        lines = story_lines(t, names, story, told)
+        summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
+        return tabletop.game_over_message(t, view_of(game), names, lines, summary)
+
+    def turn_story(self, table: Table, story: Sequence[str], told: Sequence[ev.Event]) -> list[str]:
+        """The turn's story so far, as the group reads it: its lines."""
+        t = self.catalogs.get(table.lang)
+        return story_lines(t, dict(table.names), story, told)
+
+    # ---- the group -----------------------------------------------------------------
+
+    def _table(
+        self,
+        plan: Plan,
+        outcome: StepOutcome,
+        game: Game,
+        events: list[ev.Event],
+        bluffs: Sequence[Claim] | None,
+    ) -> None:
+        """The group's turn message: closed with the table when a turn ends, else sent or
+        edited with the turn so far and who may still answer."""
+        table = outcome.table
+        t = self.catalogs.get(table.lang)
+        names = dict(table.names)
+        public = view_of(game)
+        story = story_lines(t, names, outcome.story, outcome.told)
+        turn_ref = outcome.turn_ref
+        for e in worth_a_line(events):
+            if isinstance(e, ev.TurnStarted):
+                if story:
+                    claimed = history.claims_line(t, table.claims, names)
+                    text = tabletop.turn_message(
+                        t, public, names, story, outcome.seconds_left, True, claimed
+                    )
+                    self._turn_op(plan, table, turn_ref, text, None)
+                story, turn_ref = [], None
+            elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
+                line = describe(e, t, names)
+                if line:
+                    story.append(line)
+        if game.over:
+            summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
+            text = tabletop.game_over_message(t, public, names, story, summary)
+            keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
+                t, table.game_id
+            )
+            self._turn_op(plan, table, turn_ref, text, keyboard)
+            return
+        if not outcome.turn_shown:
+            return  # the closed turn's message says who moves next
+        waiting = game.awaiting()
+        kb: ui.Keyboard | None = None
+        deadline = None
+        question = ""
+        if outcome.answer_options:
+            options = outcome.answer_options
+            kb = tabletop.answer_buttons(t, table.game_id, outcome.context, options, names)
+            deadline = Deadline(outcome.context, outcome.seconds)
+            question = ui.answers_question(t, waiting.window, options, len(waiting.players))
+        text = tabletop.turn_message(
+            t, public, names, story, outcome.seconds_left, False, question=question
+        )
+        self._turn_op(plan, table, turn_ref, text, kb, deadline, outcome.same_context)
+
+    def turn_as_it_stands(
+        self,
+        table: Table,
+        game: Game,
+        turn_ref: str,
+        story: Sequence[str],
+        told: Sequence[ev.Event],
+        seconds_left: int | None,
+        answers_at: int | None,
+        options: Sequence[Decision] = (),
+    ) -> Edit:
+        """The group's turn message as it stands now, to show it in a chat that has no
+        copy of it: a group that became a supergroup. The sender finds no such message
+        there and sends it anew. `answers_at`: the context of the answer buttons it shows,
+        `options` (None: it shows none)."""
+        t = self.catalogs.get(table.lang)
+        names = dict(table.names)
+        kb: ui.Keyboard | None = None
+        if answers_at is not None:
+            kb = tabletop.answer_buttons(t, table.game_id, answers_at, options, names)
+        lines = story_lines(t, names, story, told)
+        text = tabletop.turn_message(t, view_of(game), names, lines, seconds_left, False)
+        return Edit(table.chat, turn_ref, text, kb)
+
+    def _turn_op(
+        self,
+        plan: Plan,
+        table: Table,
+        turn_ref: str | None,
+        text: str,
+        kb: ui.Keyboard | None,
+        deadline: Deadline | None = None,
+        waiting_only: bool = False,
+    ) -> None:
+        """Send the turn message, or edit it; an edit that only updates who may still
+        answer (`waiting_only`) is held a moment and optional (see plan.Edit)."""
+        if turn_ref is None:
+            plan.add(Send(table.chat, text, kb, TURN_REF, table.thread, deadline=deadline))
+        else:
+            hold = self.hold_ms if waiting_only else 0
+            plan.add(Edit(table.chat, turn_ref, text, kb, hold, waiting_only, deadline=deadline))
+
+    # ---- one player's private chat ------------------------------------------------------
+
+    def _private(
+        self,
+        plan: Plan,
+        outcome: StepOutcome,
+        game: Game,
+        events: list[ev.Event],
+        user_id: int,
+        lang: str,
+    ) -> None:
+        table = outcome.table
+        t = self.catalogs.get(lang)
+        names = dict(table.names)
+        knocked_out = any(
+            isinstance(e, ev.PlayerEliminated) and e.player == user_id for e in events
+        )
+        events = worth_a_line(_without_repeats(events, user_id))
+        own_lines = [
+            line
+            for e in events
+            if _concerns(e, user_id) and (line := describe(e, t, names, user_id))
+        ]
+        # Knocked out: told in their own chat (an edit of their open prompt, else a message).
+        out_line = next(
+            (
+                describe(e, t, names, user_id)
+                for e in events
+                if isinstance(e, ev.PlayerEliminated) and e.player == user_id
+            ),
+            None,
+        )
+        # The game's last line, in the chats that get a message as it ends: the winner's
+        # (their win) and the chat of whoever the last step knocked out.
+        ended = next((e for e in events if isinstance(e, ev.GameEnded)), None)
+        won = ended is not None and ended.winner == user_id
+        end_line = describe(ended, t, names, user_id) if ended and (won or knocked_out) else None
+        closing = user_id in outcome.closing
+        fallback = self.fallback(table, user_id)
+        if user_id in outcome.prompted:
+            view = view_of(game, user_id)
+            # The prompt shows their hand: the deal line would say the same cards twice.
+            hand_shown = [
+                line
+                for e in events
+                if _concerns(e, user_id)
+                and not isinstance(e, ev.CardsDealt)
+                and (line := describe(e, t, names, user_id))
+            ]
+            screen = self._prompt(t, outcome, view, events, names, hand_shown)
+            plan.add(
+                Send(
+                    user_id,
+                    screen.text,
+                    screen.keyboard,
+                    prompt_ref(user_id),
+                    # They were just looking at a question: the next one replaces it in
+                    # place, one call instead of two.
+                    in_place=closing,
+                    # Its deadline counts from when it reaches Telegram (the sender says so).
+                    deadline=Deadline(outcome.context, outcome.seconds),
+                    fallback=fallback,
+                )
+            )
+            return
+        secrets_here = [
+            line
+            for e in events
+            if e.recipient == user_id and (line := describe(e, t, names, user_id))
+        ]
+        if closing:
+            text = self._closing_text(t, events, names, user_id)
+            secrets_here = [line for line in secrets_here if line != text]  # said already
+            if out_line:
+                text += "\n" + out_line
+            if end_line:
+                text += "\n" + end_line
+            plan.add(Edit(user_id, prompt_ref(user_id), text, fallback=fallback))
+            if secrets_here:
+                plan.add(Send(user_id, "\n".join(secrets_here), fallback=fallback))
+        elif secrets_here or knocked_out or won:
+            plan.add(Send(user_id, "\n".join(own_lines), fallback=fallback))
+
+    def _prompt(
+        self,
+        t: Translator,
+        outcome: StepOutcome,
+        view: PlayerView,
+        events: list[ev.Event],
+        names: dict[int, str],
+        own_lines: list[str],
+    ) -> ui.Screen:
+        kind = view.awaiting.kind
+        asking = prompting.Asking(t, view, outcome.table.game_id, outcome.context, names)
+        if kind is DecisionKind.TURN:
+            screen = prompting.turn_screen(asking)
+            if own_lines:
+                screen.text = "\n".join([*own_lines, screen.text])
+            return screen
+        if kind is DecisionKind.RESPONSE:
+            # Answers in private: the prompt says what it answers (the claim, in words).
+            said = [
+                line
+                for e in events
+                if e.recipient in (None, view.viewer)
+                and not isinstance(e, ev.ResponsePassed)
+                and (line := describe(e, t, names, view.viewer))
+            ]
+            return prompting.response_screen(asking, said)
+        if kind is DecisionKind.LOSE_CARD:
+            return prompting.lose_screen(asking, own_lines)
+        if kind is DecisionKind.SHOW_CARD:
+            return prompting.show_screen(asking, own_lines)
+        if kind is DecisionKind.EXAMINE:
+            return prompting.examine_screen(asking, own_lines)
+        return prompting.exchange_screen(asking, own_lines)
+
+    def _closing_text(
+        self, t: Translator, events: list[ev.Event], names: dict[int, str], user_id: int
+    ) -> str:
+        for i, e in enumerate(events):
+            attr = _DECIDER.get(type(e))
+            if attr and getattr(e, attr) == user_id and (line := describe(e, t, names, user_id)):
+                if isinstance(e, ev.DecisionTimedOut):
+                    # The clock decided for them: say what it did (the action taken in their
+                    # name, their removal, or the card it turned up), as the group is told.
+                    said = (
+                        ev.ActionDeclared | ev.PlayerLeft | ev.CardRevealed
+                        if e.decision is DecisionKind.LOSE_CARD
+                        else ev.ActionDeclared | ev.PlayerLeft
+                    )
+                    done = [
+                        more
+                        for later in events[i + 1 :]
+                        if isinstance(later, said)
+                        and getattr(later, _DECIDER[type(later)]) == user_id
+                        and (more := describe(later, t, names, user_id))
+                    ]
+                    return "\n".join([line, *done])
+                if isinstance(e, ev.ChallengeDeclared | ev.EmbezzlementChallenged):
+                    # Their own challenge: its result, read nowhere else by them when the
+                    # answers are given in private (their knock-out and the game's end are
+                    # added by the caller).
+                    done = [
+                        more
+                        for later in events[i + 1 :]
+                        if later.recipient is None
+                        and not isinstance(later, ev.PlayerEliminated | ev.GameEnded)
+                        and _concerns(later, user_id)
+                        and (more := describe(later, t, names, user_id))
+                    ]
+                    return "\n".join([line, *done])
+                return line
+        return notices.question_closed(t)

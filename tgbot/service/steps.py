@@ -1,0 +1,75 @@
+"""What one engine step decided, as facts and no text: the service computes it
+(`service/advance.py`), applies it to the game's record, and rendering turns it into the
+step's messages (`rendering/step_plan.py`). A leaf: it imports only the engine, so that
+rendering can read it without pulling the service in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..engine import Character, Decision
+from ..engine import events as ev
+
+TURN_REF = "turn"
+LOBBY_REF = "lobby"
+
+
+def prompt_ref(user_id: int) -> str:
+    """The message reference of a player's open prompt."""
+    return f"prompt:{user_id}"
+
+
+# A claim a finished game's replay revealed: player, character, turn, whether it was true.
+Claim = tuple[int, Character, int, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """A person in the game who reads its messages privately (AI players do not)."""
+
+    id: int
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The game as its messages address it: the same at every step."""
+
+    game_id: str
+    chat: int
+    thread: int | None
+    lang: str  # the group's
+    names: Mapping[int, str]
+    readers: tuple[Reader, ...]  # in seat order
+    answers_at_table: bool  # answers to a claim are buttons on the group's turn message
+    claims: Mapping[str, Mapping[str, int]]  # the public claim tracker, tallied
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """One step's decisions: the decision context and its deadline, which prompts open
+    and close, and the state of the group's turn message."""
+
+    table: Table
+    context: int  # the engine version at which the awaited decision is offered
+    same_context: bool  # only passes, the window still open: the same decision
+    deadline_ms: int | None
+    seconds: int  # how long the awaited decision may take
+    seconds_left: int | None
+    prompted: frozenset[int]  # who gets a new prompt
+    closing: frozenset[int]  # whose open prompt closes (a new prompt replaces it in place)
+    prompts: Mapping[int, int]  # the open prompts after the step: person -> context
+    turn_ref: str | None  # the turn message's reference when the step began
+    # Whether the turn message shows this step (false: a turn closed, and the next one
+    # has told nothing yet), and its reference and answer buttons' context after it.
+    turn_shown: bool
+    turn_ref_after: str | None
+    table_context: int | None
+    answer_options: tuple[Decision, ...]  # the answers offered on the turn message
+    # The turn's story before the step and after it: lines an older record kept rendered
+    # (`GameRecord.story`), then the turn's public events.
+    story: tuple[str, ...]
+    told: tuple[ev.Event, ...]
+    story_after: tuple[str, ...]
+    told_after: tuple[ev.Event, ...]
