@@ -249,11 +249,11 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         labels = {b["text"] for b in picker.buttons()}
         others = [u for u in users if u != actor]
         assert labels == {
-            h.tr("🔀 Myself (1)"),
+            h.tr("🔀 Myself (1 coin)"),
             *(f"{u.first_name} (2)" for u in others),
             h.tr("« Back"),
         }
-        await h.press_text(actor, actor.id, h.tr("🔀 Myself (1)"))
+        await h.press_text(actor, actor.id, h.tr("🔀 Myself (1 coin)"))
         await h.delivered(game_id)
         record = await h.record(game_id)
         assert record is not None

@@ -173,15 +173,15 @@ def test_the_rules_say_the_double_loss_the_streak_and_what_a_lost_card_does(lang
 def test_the_rest_of_the_reading_in_the_catalogue() -> None:
     """Items 4-6, 9-12, 18-21 and the English points: what each line now says."""
     expected = {
-        "🏆 {winner} wins!": "🏆 {winner} გაიმარჯვა!",
+        "🏆 {winner} wins!": "🏆 გამარჯვებული: {winner}!",
         "🆕 {name} opened a new game.": "🆕 ახალი თამაში გახსნა: {name}.",
         "💨 {target} is already out: nothing happens.": (
-            "💨 {target} თამაშში უკვე აღარ არის: არაფერი ხდება."
+            "💨 {target} თამაშში აღარ არის: არაფერი ხდება."
         ),
-        "💨 You are already out: nothing happens.": "💨 თამაშში უკვე აღარ ხარ: არაფერი ხდება.",
+        "💨 You are already out: nothing happens.": "💨 თამაშში აღარ ხარ: არაფერი ხდება.",
         "🚪 You left the game.": "🚪 თამაშს თავი დაანებე.",
-        "You are already out of this game.": "ამ თამაშში უკვე აღარ ხარ.",
-        "🔀 Myself (1)": "🔀 ჩემი (1)",
+        "You are already out of this game.": "ამ თამაშში აღარ ხარ.",
+        "🔀 Myself (1 coin)": "🔀 ჩემი — 1 მონეტა",
         "🃏 Variant: {value}": "🃏 ვარიანტი: {value}",
         "🗳 Answers: {value}": "🗳 პასუხობენ: {value}",
     }

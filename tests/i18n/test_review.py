@@ -349,7 +349,7 @@ def test_buttons_fit_their_row_on_a_phone(lang: str) -> None:
     assert ui.ACTION_BUTTONS[Action.FOREIGN_AID](t) in seen
     for action in (Action.EXAMINE, Action.CONVERT, Action.EMBEZZLE):
         assert ui.ACTION_BUTTONS[action](t) in seen, action
-    for label in ("👍 Let them keep it", "🔁 Make them swap it", "🔀 Myself (1)"):
+    for label in ("👍 Let them keep it", "🔁 Make them swap it", "🔀 Myself (1 coin)"):
         assert t.gettext(label) in seen, label
     assert any(text.startswith("👁 ") for text in seen)  # a card to show
     assert ui.decision_label(t, Block(Character.INQUISITOR), {}) in seen
@@ -712,8 +712,8 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
 def test_a_move_on_a_player_already_out_is_told_to_them_in_the_second_person() -> None:
     e = ev.ActionFizzled(1, Action.STEAL, 2)
     names = {1: "ნინო", 2: "გიორგი"}
-    assert describe(e, KA, names, 2) == "💨 თამაშში უკვე აღარ ხარ: არაფერი ხდება."
-    assert describe(e, KA, names) == "💨 გიორგი თამაშში უკვე აღარ არის: არაფერი ხდება."
+    assert describe(e, KA, names, 2) == "💨 თამაშში აღარ ხარ: არაფერი ხდება."
+    assert describe(e, KA, names) == "💨 გიორგი თამაშში აღარ არის: არაფერი ხდება."
     assert describe(e, EN, names, 2) == "💨 You are already out: nothing happens."
 
 
@@ -754,4 +754,4 @@ def test_records_read_as_sentences() -> None:
                                None)  # fmt: skip
     assert "ჰერცოგი: 3 დაბრალება, მათგან 1 ბლეფი (33%)" in stats
     lobby = tabletop.lobby_screen(KA, "g", "ნინო", ["ნინო"], 90).text
-    assert lobby.endswith("თუ თამაშში 2 ან მეტი მოთამაშე იქნება, ის 90 წმ-ში თავისით დაიწყება.")
+    assert lobby.endswith("თუ თამაშში 2 ან მეტი მოთამაშე იქნება, ის 90 წმ-ში ავტომატურად დაიწყება.")

@@ -121,7 +121,7 @@ def test_the_refusals_and_menus_the_reading_fixed() -> None:
     refusal = notices.REFUSALS[Refusal.NOT_A_PLAYER_OF_FINISHED]
     assert "/newgame" in KA.gettext(refusal) and "„ისევ ვითამაშოთ“" in KA.gettext(refusal)
     assert "Play again" in EN.gettext(refusal)
-    assert KA.gettext("You are already out of this game.") == "ამ თამაშში უკვე აღარ ხარ."
+    assert KA.gettext("You are already out of this game.") == "ამ თამაშში აღარ ხარ."
     assert KA.gettext("This button is not valid.") == "ეს ღილაკი აქ არ მოქმედებს."
     for t, word in ((KA, "ვარიანტი"), (EN, "variant")):
         entries = {c.command: c.description for _, cmds in menus(t) for c in cmds}

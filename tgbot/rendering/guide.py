@@ -146,6 +146,16 @@ def rules_text(t: Translator, variant: Variant = Variant.BASE) -> str:
                 "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
                 "take Income (with 10 or more coins, you stage a Coup against the next "
                 "player); a claim or block left unanswered counts as a pass; the card to turn "
+                "face up, or to show when examined, is picked at random; an exchange keeps "
+                "your cards, and an examined card stays with its owner. Let your turn run out "
+                "too many times in a row (the skipped-turns limit, /settings) and you are "
+                "removed from the game."
+            )
+            if inquisitor
+            else t.gettext(
+                "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
+                "take Income (with 10 or more coins, you stage a Coup against the next "
+                "player); a claim or block left unanswered counts as a pass; the card to turn "
                 "face up is picked at random, and an exchange keeps your cards. Let your turn "
                 "run out too many times in a row (the skipped-turns limit, /settings) and you "
                 "are removed from the game."
@@ -159,14 +169,21 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
     actions are in the rules themselves)."""
     parts = []
     if variant.reformation:
-        sides = t.gettext(
-            "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
-            "alternating around the table. While both sides are in the game, you cannot stage "
-            "a Coup against, assassinate or steal from a player of your side, nor block their "
-            "Foreign Aid."
+        sides = (
+            t.gettext(  # Examine exists only with the Inquisitor
+                "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
+                "alternating around the table. While both sides are in the game, you cannot "
+                "stage a Coup against, assassinate, steal from or examine a player of your "
+                "side, nor block their Foreign Aid."
+            )
+            if variant.inquisitor
+            else t.gettext(
+                "⚖️ Reformation: every player is on a side, Loyalists 🔵 or Reformists 🔴, "
+                "alternating around the table. While both sides are in the game, you cannot "
+                "stage a Coup against, assassinate or steal from a player of your side, nor "
+                "block their Foreign Aid."
+            )
         )
-        if variant.inquisitor:  # Examine exists only with the Inquisitor
-            sides += " " + t.gettext("Nor can you examine a player of your side.")
         sides += " " + t.gettext(
             "But you may challenge any player, your own side too. Once everyone left is on one "
             "side, these limits are gone."
@@ -176,15 +193,17 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
             + "\n"
             + t.gettext(
                 "🔀 Conversion: pay 1 coin to change your own side, or 2 coins to change "
-                "another player's. The coins go into the Reserve 🐷, not the treasury. No one "
+                "another player's. The coins go into the Reserve 🐷 (empty at the start), not the "
+                "treasury. No one "
                 "can block or challenge it.\n"
                 "🐷 Embezzlement: say you have no Duke and take every coin in the Reserve. "
                 "It cannot be blocked, but anyone can challenge it: if you do have a Duke, you "
-                "turn a card face up and take nothing from the Reserve; if not, you show your "
-                "cards, put them into the deck and draw new ones, the challenger turns a "
+                "turn a card face up and take nothing from the Reserve; if not, you show all "
+                "your face-down cards, put them into the deck and draw as many new ones, the "
+                "challenger turns a "
                 "card face up, and you still take the Reserve. An empty Reserve cannot be "
                 "embezzled.\n"
-                "With 10 or more coins you must still stage a Coup."
+                "With 10 or more coins you may not convert or embezzle: you must stage a Coup."
             )
         )
     return "\n\n".join(parts)
@@ -199,7 +218,10 @@ def rules_for(t: Translator, variant: Variant) -> str:
     head = (
         t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
         if tail
-        else t.gettext("🃏 This game's variant: {variant}.")
+        else t.gettext(
+            "🃏 This game's variant: {variant} (what it changes: the deck, Steal, Exchange "
+            "and Examine)."
+        )
     )
     return "\n\n".join(
         part

@@ -154,7 +154,7 @@ def target_screen(a: Asking, action: Action) -> Screen:
 def convert_label(t: Translator, decision: TakeAction, me: int, names: Names) -> str:
     """A Conversion target's button: yourself, or another player's name (with the cost)."""
     if decision.target == me:
-        return t.gettext("🔀 Myself (1)")
+        return t.gettext("🔀 Myself (1 coin)")
     name = names.get(decision.target or 0, str(decision.target))
     return f"{name} (2)"
 

@@ -223,11 +223,11 @@ class _Describer:
     def challenge_declared(self, e: ev.ChallengeDeclared) -> str:
         character = character_name(self.t, e.character)
         if e.challenger == self.you:
-            text = self.t.gettext("⚔️ You challenge {claimant}: {character}?")
+            text = self.t.gettext("⚔️ You challenge {claimant}: really the {character}?")
         elif e.claimant == self.you:
-            text = self.t.gettext("⚔️ {challenger} challenges you: {character}?")
+            text = self.t.gettext("⚔️ {challenger} challenges you: really the {character}?")
         else:
-            text = self.t.gettext("⚔️ {challenger} challenges {claimant}: {character}?")
+            text = self.t.gettext("⚔️ {challenger} challenges {claimant}: really the {character}?")
         return text.format(
             challenger=self.name(e.challenger), claimant=self.name(e.claimant), character=character
         )
@@ -465,14 +465,12 @@ class _Describer:
 
     def embezzlement_challenged(self, e: ev.EmbezzlementChallenged) -> str:
         if e.challenger == self.you:
-            text = self.t.gettext(
-                "⚔️ You challenge {claimant}: does {claimant} have a Duke after all?"
-            )
+            text = self.t.gettext("⚔️ You challenge {claimant}: does {claimant} have a Duke?")
         elif e.claimant == self.you:
-            text = self.t.gettext("⚔️ {challenger} challenges you: do you have a Duke after all?")
+            text = self.t.gettext("⚔️ {challenger} challenges you: do you have a Duke?")
         else:
             text = self.t.gettext(
-                "⚔️ {challenger} challenges {claimant}: does {claimant} have a Duke after all?"
+                "⚔️ {challenger} challenges {claimant}: does {claimant} have a Duke?"
             )
         return text.format(challenger=self.name(e.challenger), claimant=self.name(e.claimant))
 

@@ -11,6 +11,7 @@ from ..engine import (
     Allegiance,
     Block,
     Challenge,
+    Character,
     Decision,
     ForceExchange,
     KeepCards,
@@ -112,7 +113,16 @@ def answers_question(
     if window is Window.BLOCK_CHALLENGE:
         return t.ngettext("Do you challenge the block?", "Do you challenge the block?", asked)
     if can_challenge and can_block:
-        return t.ngettext("Challenge, block or pass?", "Challenge, block or pass?", asked)
-    if can_challenge:
+        question = t.ngettext("Challenge, block or pass?", "Challenge, block or pass?", asked)
+    elif can_challenge:
         return t.ngettext("Do you challenge?", "Do you challenge?", asked)
-    return t.ngettext("Do you block?", "Do you block?", asked)
+    else:
+        question = t.ngettext("Do you block?", "Do you block?", asked)
+    # Only Foreign Aid is blocked with the Duke, by anyone; every other block is the target's,
+    # and the buttons, shown to everyone at the table, do not say so. Said before the
+    # question, which stays right over the buttons.
+    if asked > 1 and any(
+        isinstance(d, Block) and d.character is not Character.DUKE for d in options
+    ):
+        question = t.gettext("🛡 Only the target can block it.") + "\n" + question
+    return question
