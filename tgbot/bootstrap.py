@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,6 +152,16 @@ class Runtime:
         gc.collect()
         gc.freeze()
         return cls(config, redis, bot, service, sender, deliveries, dispatcher, embedded)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(cls, config: Config) -> AsyncIterator[Runtime]:
+        """The runtime `create` makes, closed (`close`) when the block ends however it ends."""
+        runtime = await cls.create(config)
+        try:
+            yield runtime
+        finally:
+            await runtime.close()
 
     async def process(self, update: Update) -> CallbackAnswer | None:
         """Handle one update (counted by kind); the answer a button press gets, if any."""
