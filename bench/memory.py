@@ -30,11 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tgbot.config import DEFAULT_LOCALES, Deadlines
+from tgbot.config import DEFAULT_LOCALES, Config
 from tgbot.engine import DecisionKind
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service import callbacks
-from tgbot.service.game_service import GameService
+from tgbot.service.game_service import GameService, ServiceSettings
 from tgbot.service.results import Person
 from tgbot.storage.clients import Client, open_client
 from tgbot.storage.commit import Duplicate
@@ -122,6 +122,10 @@ async def make_game(
     return game_id, chat
 
 
+async def _undelivered(owner: str) -> None:
+    """Nothing is delivered here: the outboxes stay as the games left them."""
+
+
 async def settle(service: GameService, game_id: str) -> None:
     """What the sender leaves: empty outboxes (their marks gone)."""
     store, keys = service.store, service.store.keys
@@ -183,7 +187,8 @@ async def main() -> None:
         ):
             prefix = f"bench{label[0]}{int(time.time())}"
             store = Store(redis, Keys(prefix))
-            service = GameService(store, catalogs, Deadlines(), "coup_bench_bot")
+            settings = ServiceSettings.from_config(Config(bot_token="1:x"), "coup_bench_bot")
+            service = GameService(store, catalogs, settings, notify=_undelivered)
             started = time.perf_counter()
             ids = []
             for g in range(games):

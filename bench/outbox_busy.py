@@ -36,6 +36,14 @@ from tgbot.storage.store import Store
 from tgbot.telegram.sender import Sender
 
 
+async def _nothing_moves(old_chat: int, new_chat: int) -> None:
+    """No game follows a group here."""
+
+
+async def _no_deadline(game_id: str, context: int, seconds: int) -> None:
+    """No game's deadline waits for these messages."""
+
+
 async def commands(store: Store) -> int:
     """Commands Redis has run so far (scripts' inner commands included)."""
     stats = await store.redis.info("commandstats")
@@ -58,7 +66,7 @@ async def measure(
     store = Store(connect(url), Keys(prefix))
     bot = make_bot(config, store)
     await bot.initialize()
-    sender = Sender(bot, store)
+    sender = Sender(bot, store, _nothing_moves, _no_deadline)
     owners = [f"busy{games}g{i}" for i in range(games)]
     for i, owner in enumerate(owners):
         await store.redis.set(store.keys.game(owner), "{}")

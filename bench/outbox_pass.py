@@ -35,6 +35,15 @@ from tgbot.storage.plan import Writes
 from tgbot.storage.store import Store
 from tgbot.telegram.sender import Sender
 
+
+async def _nothing_moves(old_chat: int, new_chat: int) -> None:
+    """No game follows a group here."""
+
+
+async def _no_deadline(game_id: str, context: int, seconds: int) -> None:
+    """No game's deadline waits for these messages."""
+
+
 GROUP, PLAYER = -4242, 4242
 
 
@@ -58,7 +67,7 @@ async def measure(url: str, sim_port: int, size: int, passes: int) -> tuple[floa
     store = Store(connect(url), Keys(prefix))
     bot = make_bot(config, store)
     await bot.initialize()
-    sender = Sender(bot, store)
+    sender = Sender(bot, store, _nothing_moves, _no_deadline)
     owner = f"bench{size}"
     await store.redis.set(store.keys.game(owner), "{}")
     await store.windows.hold_chat(GROUP, 3_600_000)  # the group's window: full for the whole run

@@ -37,6 +37,7 @@ from bench.cluster import commands, nodes
 from tests.bot.play import first_income_press, open_and_start, players
 from tests.redis_server import redis_cluster_url, redis_url
 from tests.telegram_sim.harness import running_bot
+from tgbot.telegram.deliveries import Deliveries
 from tgbot.telegram.handlers import Dispatcher
 
 # The deadline loop's and the sweeper's look at their buckets (8 each, every 0.25 s and
@@ -45,7 +46,7 @@ POLL = "zrangebyscore"
 
 _hot: contextvars.ContextVar[bool] = contextvars.ContextVar("hot", default=False)
 sent: Counter[str] = Counter()  # the hot path's client-side commands and round trips
-held: list[tuple[Dispatcher, str]] = []
+held: list[tuple[Deliveries, str]] = []
 
 
 def instrument() -> None:
@@ -71,7 +72,7 @@ def instrument() -> None:
         _hot.set(True)
         return await process(self, update)
 
-    async def hold(self: Dispatcher, owner: str) -> None:
+    async def hold(self: Deliveries, owner: str) -> None:
         held.append((self, owner))
 
     cluster_command = RedisCluster.execute_command
@@ -96,7 +97,7 @@ def instrument() -> None:
     RedisCluster.execute_command = counted_cluster_command  # type: ignore[method-assign]
     ClusterPipeline.execute = counted_cluster_pipe  # type: ignore[method-assign]
     Dispatcher.process = hot_process  # type: ignore[method-assign]
-    Dispatcher.deliver_later = hold  # type: ignore[method-assign]
+    Deliveries.commit = hold  # type: ignore[method-assign]
 
 
 async def one_press(
@@ -107,8 +108,8 @@ async def one_press(
     async with running_bot(url) as h:
         users = players(2, first_id=first_id)
         await open_and_start(h, users, group)
-        for dispatcher, owner in held:  # the start's deliveries, as usual
-            await dispatcher._deliver(owner)
+        for deliveries, owner in held:  # the start's deliveries, as usual
+            await deliveries.deliver(owner)
         held.clear()
         await asyncio.sleep(1.0)
         before = commands(server)
@@ -124,8 +125,8 @@ async def one_press(
         client = Counter(sent)
         assert response.status_code == 200
         before = commands(server)
-        for dispatcher, owner in held:
-            await dispatcher._deliver(owner)
+        for deliveries, owner in held:
+            await deliveries.deliver(owner)
         held.clear()
         await asyncio.sleep(idle)
         delivery = commands(server) - before - quiet

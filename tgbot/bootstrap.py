@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,14 +22,15 @@ from . import metrics
 from .config import Config
 from .rendering import profile
 from .rendering.i18n import DEFAULT_LANGUAGE, CatalogError, Catalogs
-from .service.game_service import GameService
+from .service.game_service import GameService, ServiceSettings
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
-from .storage.keys import CHAT_OWNER_PREFIX, Keys
+from .storage.keys import Keys
 from .storage.store import Store
 from .tasks import settle, sleep_unless
 from .telegram.answers import CallbackAnswer
 from .telegram.commands import menus as command_menus
+from .telegram.deliveries import Deliveries
 from .telegram.handlers import Dispatcher
 from .telegram.rate_limit import RedisRateLimiter
 from .telegram.sender import Sender
@@ -86,6 +88,7 @@ class Runtime:
     bot: ExtBot[dict[str, Any]]
     service: GameService
     sender: Sender
+    deliveries: Deliveries
     dispatcher: Dispatcher
     embedded: EmbeddedRedis | None = None
     _loops: list[asyncio.Task[None]] = field(default_factory=list, repr=False)
@@ -127,21 +130,36 @@ class Runtime:
                 raise StartupError(str(err), UNREACHABLE_EXIT) from None
             raise
         metrics.watch_gc()
-        service = GameService(store, catalogs, config.deadlines, bot.username)
-        service.ai_pause_ms = config.ai_pause_ms
-        service.history.record_ttl_s = config.record_ttl_s
-        service.messages.hold_ms = config.answer_edit_hold_ms
-        sender = Sender(bot, store)
-        sender.on_migrated = service.chat_migrated
-        sender.on_prompt_delivered = service.prompt_delivered
-        dispatcher = Dispatcher(service, bot, sender, config.person_updates_per_10s)
-        service.on_commit = _counting_steps(service.on_commit)
+        # A delivery reports back to the service (a prompt delivered, a group migrated),
+        # whose commits are delivered: the one cycle, closed here and only here.
+
+        async def migrated(old_chat: int, new_chat: int) -> None:
+            await service.chat_migrated(old_chat, new_chat)
+
+        async def prompt_delivered(game_id: str, context: int, seconds: int) -> None:
+            await service.prompt_delivered(game_id, context, seconds)
+
+        sender = Sender(bot, store, on_migrated=migrated, on_prompt_delivered=prompt_delivered)
+        deliveries = Deliveries(sender)
+        settings = ServiceSettings.from_config(config, bot.username)
+        service = GameService(store, catalogs, settings, notify=deliveries.commit)
+        dispatcher = Dispatcher(service, bot, config.person_updates_per_10s)
         # What start-up made (modules, classes, catalogues: most of the heap) lives as long
         # as the process: out of the collector's sight, a full collection, which stops the
         # event loop, has that much less to walk (90 ms pauses at 100 updates/s before).
         gc.collect()
         gc.freeze()
-        return cls(config, redis, bot, service, sender, dispatcher, embedded)
+        return cls(config, redis, bot, service, sender, deliveries, dispatcher, embedded)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(cls, config: Config) -> AsyncIterator[Runtime]:
+        """The runtime `create` makes, closed (`close`) when the block ends however it ends."""
+        runtime = await cls.create(config)
+        try:
+            yield runtime
+        finally:
+            await runtime.close()
 
     async def process(self, update: Update) -> CallbackAnswer | None:
         """Handle one update (counted by kind); the answer a button press gets, if any."""
@@ -246,7 +264,7 @@ class Runtime:
         await settle(self._loops, STOP_WAIT_S)
         # Deliveries still running stay queued in Redis if cut short: another process (or
         # this one after a restart) sends them, so shutdown need not wait long for them.
-        await self.dispatcher.drain(SHUTDOWN_DRAIN_S)
+        await self.deliveries.drain(SHUTDOWN_DRAIN_S)
         await self.bot.shutdown()
         await self.redis.aclose()
         if self.embedded is not None:
@@ -266,17 +284,3 @@ def _log_failure(name: str, err: Exception, failures: int, pause: float) -> None
         pause,
         exc_info=None if outage else err,
     )
-
-
-def _counting_steps(
-    on_commit: Callable[[str], Awaitable[None]] | None,
-) -> Callable[[str], Awaitable[None]]:
-    """Wrap the service's commit hook so that each committed step is counted by cause."""
-
-    async def committed(owner: str) -> None:
-        if not owner.startswith(CHAT_OWNER_PREFIX):  # a chat's reply is no game step
-            metrics.STEPS.labels(metrics.cause.get()).inc()
-        if on_commit is not None:
-            await on_commit(owner)
-
-    return committed

@@ -13,7 +13,8 @@ import logging
 import os
 import signal
 import socket
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Callable, Generator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import prometheus_client
@@ -50,6 +51,28 @@ async def start_webhook(runtime: Runtime, set_webhook: bool = True) -> None:
     runtime.start_background()
 
 
+def _app(
+    config: Config,
+    runtime: Callable[[], Runtime],
+    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
+) -> Starlette:
+    """The one webhook app: updates go to (and are decoded with the bot of) `runtime()`,
+    the process's one runtime, asked for at each request."""
+
+    async def process(update: Update) -> CallbackAnswer | None:
+        return await runtime().process(update)
+
+    async def healthy() -> bool:
+        return await runtime().healthy()
+
+    def bot() -> ExtBot[Any]:
+        return runtime().bot
+
+    return build_webhook_app(
+        bot, process, healthy, config.webhook_secret, config.webhook_path, lifespan
+    )
+
+
 def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
     """The ASGI app for webhook mode with its runtime made in its lifespan (for running
     it inside another server, as the tests do; `serve()` makes the runtime first)."""
@@ -57,27 +80,12 @@ def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        runtime = await Runtime.create(config)
-        holder["runtime"] = runtime
-        await start_webhook(runtime, set_webhook)
-        try:
+        async with Runtime.open(config) as runtime:
+            holder["runtime"] = runtime
+            await start_webhook(runtime, set_webhook)
             yield
-        finally:
-            await runtime.close()
 
-    async def process(update: Update) -> CallbackAnswer | None:
-        return await holder["runtime"].process(update)
-
-    async def healthy() -> bool:
-        return await holder["runtime"].healthy()
-
-    def bot() -> ExtBot[Any]:
-        return holder["runtime"].bot
-
-    # Updates are decoded with the runtime's bot: one bot object in the process.
-    return build_webhook_app(
-        bot, process, healthy, config.webhook_secret, config.webhook_path, lifespan
-    )
+    return _app(config, lambda: holder["runtime"], lifespan)
 
 
 class _Server(uvicorn.Server):
@@ -91,13 +99,7 @@ class _Server(uvicorn.Server):
 
 async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Event) -> None:
     config = runtime.config
-    app = build_webhook_app(
-        lambda: runtime.bot,
-        runtime.process,
-        runtime.healthy,
-        config.webhook_secret,
-        config.webhook_path,
-    )
+    app = _app(config, lambda: runtime)
     server = _Server(
         uvicorn.Config(
             app,
@@ -175,14 +177,11 @@ async def serve(config: Config) -> None:
                     f"METRICS_PORT {config.metrics_port}: {err.strerror}", CONFIG_EXIT
                 ) from None
     try:
-        runtime = await Runtime.create(config)
-        try:
+        async with Runtime.open(config) as runtime:
             if sock is not None:
                 await _serve_webhook(runtime, sock, stop)
             else:
                 await _serve_polling(runtime, stop)
-        finally:
-            await runtime.close()
     finally:
         if sock is not None:
             sock.close()

@@ -22,6 +22,15 @@ from tgbot.storage.plan import Writes
 from tgbot.storage.store import Store
 from tgbot.telegram.sender import Sender
 
+
+async def _nothing_moves(old_chat: int, new_chat: int) -> None:
+    """No game follows a group here."""
+
+
+async def _no_deadline(game_id: str, context: int, seconds: int) -> None:
+    """No game's deadline waits for these messages."""
+
+
 # Past python-telegram-bot's read timeout (5 s): the bot sees TimedOut, Telegram sent it.
 LATE_S = 6.0
 
@@ -83,7 +92,7 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_dup
         writes = Writes()
         writes.send(owner, Send(chat, "choose", keyboard).to_op())
         await store.commits.commit(writes)
-        first = Sender(make_bot(config, store), store)
+        first = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
         await first.bot.initialize()
         h.sim.delay("sendMessage", chat, 1.0)
         flushing = asyncio.create_task(first.flush(owner))
@@ -97,7 +106,7 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_dup
         await first.bot.shutdown()
         del first  # killed: what it held in memory is gone
         h.sim.delays.clear()
-        again = Sender(make_bot(config, store), store)
+        again = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
         await again.bot.initialize()
         await again.flush(owner)
         await again.bot.shutdown()

@@ -97,6 +97,6 @@ async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
             assert refused.value.said == Said(Refusal.GAME_OVER, "en")
             words = notices.say(service.catalogs.get("en"), refused.value.said)
             assert words == "This game is over."
-            await runtime.dispatcher.drain(10)
+            await runtime.deliveries.drain(10)
         finally:
             await runtime.close()

@@ -34,7 +34,7 @@ async def test_embedded_redis_keeps_a_game_across_a_restart(tmp_path: Path) -> N
         creator = Person(1, "Nika", "ka")
         await first.service.private_started(creator, None)
         await first.service.new_game(-5, None, creator)
-        await first.dispatcher.drain(10)
+        await first.deliveries.drain(10)
         await first.close()
         assert not alive(pid), "the private Redis stops with the bot"
         assert (tmp_path / "redis").is_dir()

@@ -1,37 +1,34 @@
-"""The game service's common ground: languages, compare-and-set transactions, the step.
+"""The game service's common ground: `GameSteps`, the compare-and-set transactions and
+the step, which every room receives in its constructor.
 
 Nothing here talks to Telegram: every message a step produces goes to the game's outbox
-in the same transaction as the new state, and a sender delivers it.
+in the same transaction as the new state, and a sender delivers it; `notify` hears of
+each commit (the edge's deliveries).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import random
 import re
-import secrets
 import string
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..config import Deadlines
-from ..engine import SEED_BITS, Game, game_to_dict
+from ..engine import Game, game_to_dict
 from ..rendering import tabletop, ui
-from ..rendering.i18n import LANGUAGES, Catalogs, Translator, pick_language
-from ..storage.commit import Duplicate
+from ..rendering.i18n import Catalogs
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
 from ..storage.store import Store
 from ..storage.updates import Handling
 from .history import History
-from .outcomes import Notice, Refusal, Said
+from .outcomes import Refusal
 from .plan import Send
 from .records import GAME_ID, OVER, GameRecord
-from .results import Origin, Person, Reply, UserError
-from .settings import ChatSettings, next_setting
+from .results import Origin, Reply, UserError
 from .step_messages import (
     StepMessages,
 )
@@ -52,7 +49,8 @@ class _Skip(Exception):
 AdminCheck = Callable[[int], Awaitable[bool]]
 
 
-async def _never_admin(_: int) -> bool:
+async def never_admin(_: int) -> bool:
+    """The admin check of a caller that cannot ask Telegram: nobody is an admin."""
     return False
 
 
@@ -63,94 +61,37 @@ def reply_op(origin: Origin, reply: Reply) -> dict[str, Any]:
     ).to_op()
 
 
-class ServiceCore:
-    """Every game operation, as compare-and-set transactions on Redis."""
+class GameSteps:
+    """Every game operation's transaction and step, shared by the service's rooms."""
 
     def __init__(
         self,
         store: Store,
         catalogs: Catalogs,
-        defaults: Deadlines,
+        history: History,
+        notify: Callable[[str], Awaitable[None]],
         bot_username: str,
+        ai_pause_ms: tuple[int, int],
+        hold_ms: int,
         clock: Callable[[], float] = time.time,
-        new_seed: Callable[[], int] = lambda: secrets.randbits(SEED_BITS),
     ) -> None:
         self.store = store
         self.catalogs = catalogs
-        self.defaults = defaults
-        self.bot_username = bot_username
         self.clock = clock
-        self.new_seed = new_seed
         self.messages = StepMessages(catalogs, bot_username)
+        self.messages.hold_ms = hold_ms  # step_messages' builder takes it as an attribute
         # Kept records, ratings, stats, the claim tracker and replays (service/history.py).
-        self.history = History(store, catalogs, self._committed, clock)
-        self.on_commit: Callable[[str], Awaitable[None]] | None = None
-        self.ai_pause_ms = (1500, 3500)  # an AI player thinks this long, like a person
+        self.history = history
+        self.notify = notify
+        self.ai_pause_ms = ai_pause_ms  # an AI player thinks this long, like a person
 
     def now_ms(self) -> int:
         """The clock in epoch milliseconds."""
         return int(self.clock() * 1000)
 
-    # ---- languages -----------------------------------------------------------------
-
-    async def person_language(self, person: Person) -> str:
-        """A person's language: their /language choice, else Telegram's if ka/en, else ka."""
-        prefs = await self.store.prefs.user_prefs(person.id)
-        return pick_language(prefs.get("lang"), person.language_code)
-
-    async def translator_for(self, person: Person) -> Translator:
-        """The translator for a person's private chat."""
-        return self.catalogs.get(await self.person_language(person))
-
-    async def chat_settings(self, chat_id: int) -> ChatSettings:
-        """A group's settings (the defaults where its admins chose nothing)."""
-        return ChatSettings.from_stored(
-            await self.store.prefs.chat_settings(chat_id), self.defaults
-        )
-
-    async def change_setting(self, chat_id: int, key: str, update_id: int) -> ChatSettings:
-        """Switch one of a group's settings (`key`, one of `settings.SETTINGS`) to its next
-        value; the group's settings as they are then. Read and written in one
-        compare-and-set with the update's mark: two presses at once both count, and a
-        second delivery of one press raises Duplicate."""
-
-        def change(stored: dict[str, str]) -> dict[str, str]:
-            current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
-            return {key: next_setting(key, current)}
-
-        written = await self.store.prefs.change_chat_settings(chat_id, update_id, change)
-        if written is None:
-            raise Duplicate
-        return ChatSettings.from_stored(written, self.defaults)
-
-    async def group_language(self, chat_id: int) -> str:
-        """A group's language (Georgian until its admins choose)."""
-        return (await self.chat_settings(chat_id)).language
-
-    async def group_translator(self, chat_id: int) -> Translator:
-        """The translator for a group."""
-        return self.catalogs.get(await self.group_language(chat_id))
-
-    async def set_language(self, person: Person, lang: str) -> Said:
-        """Store a person's language; the games they are in speak it from the next step."""
-        if lang not in LANGUAGES:
-            raise UserError(Refusal.UNKNOWN_LANGUAGE, await self.person_language(person))
-        await self.store.prefs.set_user_prefs(person.id, lang=lang)
-        game_id = await self.store.games.game_of_player(person.id)
-        if game_id:
-
-            def build(record: GameRecord, _: Seen, __: GameTx) -> None:
-                seat = record.seat(person.id)
-                if seat is not None:
-                    seat.lang = lang
-
-            with contextlib.suppress(UserError):
-                await self._mutate(game_id, build)
-        return Said(Notice.LANGUAGE_SAVED, lang)  # said in the language just chosen
-
     # ---- transactions --------------------------------------------------------------
 
-    async def _mutate(
+    async def mutate(
         self,
         game_id: str,
         change: Callable[[GameRecord, Seen, GameTx], None],
@@ -181,12 +122,12 @@ class ServiceCore:
             await self.store.games.transact(game_id, build, update, players=players)
         except _Skip:
             raise UserError(Refusal.GAME_OVER, lang) from None
-        await self._committed(game_id)
+        await self.committed(game_id)
         return result[0]
 
-    async def _committed(self, owner: str) -> None:
-        if self.on_commit is not None:
-            await self.on_commit(owner)
+    async def committed(self, owner: str) -> None:
+        """Tell the edge that `owner`'s outbox has a commit to deliver."""
+        await self.notify(owner)
 
     async def reply(self, origin: Origin, reply: Reply) -> None:
         """Queue the reply to an update that changed nothing else, marking it applied.
@@ -198,9 +139,9 @@ class ServiceCore:
         """
         owner = chat_owner(origin.chat_id)
         await self.store.commits.queue(owner, [reply_op(origin, reply)], origin.update)
-        await self._committed(owner)
+        await self.committed(owner)
 
-    def _apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:
+    def apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
         now = self.now_ms()
         self.history.tally_claims(record, events)  # before the plan: the table shows the tally
@@ -222,12 +163,18 @@ class ServiceCore:
         if due:
             tx.arm_deadline(min(due))
 
-    def _lobby_screen(self, record: GameRecord) -> ui.Screen:
+    def lobby_screen(self, record: GameRecord) -> ui.Screen:
+        """The lobby's message as it stands: who opened it, who joined, how long it waits."""
         t = self.catalogs.get(record.lang)
         creator = next((s.name for s in record.players if s.id == record.creator), "")
         left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
         names = [s.name for s in record.players]
         return tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
+
+    def finish(self, record: GameRecord, tx: GameTx, status: str) -> None:
+        """Close a game for good (`status`): no deadline, no prompt, its chat and players
+        let go; in `tx`."""
+        self._finish(record, tx, status)
 
     def _finish(self, record: GameRecord, tx: GameTx, status: str) -> None:
         record.status = status
@@ -238,7 +185,3 @@ class ServiceCore:
 
 class NeedsStart(Exception):
     """The person must open the bot privately before joining."""
-
-
-def _joined(lead: str, text: str) -> str:
-    return f"{lead}\n\n{text}" if lead else text

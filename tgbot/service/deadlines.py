@@ -10,20 +10,26 @@ from ..ai import choose
 from ..engine import MIN_PLAYERS, view_of
 from ..storage.games import GameTx, Seen
 from . import archive
-from .core import DEADLINE_LEASE_MS
+from .core import DEADLINE_LEASE_MS, GameSteps
 from .lobby import LobbyRoom
 from .records import LOBBY, OVER, PLAYING, GameRecord
 
 log = logging.getLogger(__name__)
 
 
-class DeadlineRoom(LobbyRoom):
+class DeadlineRoom:
     """Deadlines kept in the store, fired once across processes."""
+
+    def __init__(self, steps: GameSteps, lobby: LobbyRoom) -> None:
+        self.steps = steps
+        self.lobby = lobby
+        self.store = steps.store
+        self.history = steps.history
 
     async def fire_deadline(self, game_id: str) -> None:
         """A deadline came due: start or close a lobby, apply the timeout default, or count
         a finished game (its last step armed its deadline to fire at once)."""
-        now = self.now_ms()
+        now = self.steps.now_ms()
         fired: list[bool] = []
         finished: list[bool] = []
 
@@ -45,9 +51,9 @@ class DeadlineRoom(LobbyRoom):
                 return
             if record.status == LOBBY:
                 if len(record.players) >= MIN_PLAYERS and record.humans():
-                    self._start(record, tx)
+                    self.lobby.begin(record, tx)
                 else:
-                    self._cancel(record, tx, "empty")
+                    self.lobby.close(record, tx, "empty")
             else:
                 game = record.game()
                 ai = [p for p in game.awaiting().players if p in record.ai_ids()]
@@ -59,13 +65,13 @@ class DeadlineRoom(LobbyRoom):
                 else:
                     events = game.apply_timeout()
                     archive.note_move(record, now, None, None)  # replayed as a timeout
-                self._apply_step(record, game, events, tx)
+                self.steps.apply_step(record, game, events, tx)
             tx.save(record)
             fired.append(True)
 
         await self.store.games.transact(game_id, build)
         if fired:
-            await self._committed(game_id)
+            await self.steps.committed(game_id)
         if finished and not await self.history.settle_if_over(game_id):
             await self.store.deadlines.clear_deadline(game_id)  # nothing kept to count
 
@@ -73,7 +79,7 @@ class DeadlineRoom(LobbyRoom):
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
         the first of its prompts to arrive, else at least that (compare-and-set: only while
         that decision is still the one awaited)."""
-        due_ms = self.now_ms() + 1000 * seconds
+        due_ms = self.steps.now_ms() + 1000 * seconds
 
         def build(seen: Seen, tx: GameTx) -> None:
             if seen.record is None:
@@ -97,7 +103,7 @@ class DeadlineRoom(LobbyRoom):
 
     async def claim_and_fire(self, limit: int = 20) -> int:
         """Fire every deadline that is due (claimed once across processes); return how many."""
-        due = await self.store.deadlines.claim_due(self.now_ms(), DEADLINE_LEASE_MS, limit)
+        due = await self.store.deadlines.claim_due(self.steps.now_ms(), DEADLINE_LEASE_MS, limit)
         for game_id in due:
             try:
                 await self.fire_deadline(game_id)

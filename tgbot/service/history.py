@@ -62,13 +62,14 @@ class History:
         catalogs: Catalogs,
         committed: Callable[[str], Awaitable[None]],
         clock: Callable[[], float] = time.time,
+        record_ttl_s: int = DEFAULT_RECORD_DAYS * DAY_S,
     ) -> None:
         self.store = store
         self.records = HistoryStore(store.redis, store.keys.prefix)
         self.catalogs = catalogs
         self.committed = committed
         self.clock = clock
-        self.record_ttl_s = DEFAULT_RECORD_DAYS * DAY_S
+        self.record_ttl_s = record_ttl_s
         self.model = PlackettLuce()
 
     # ---- during a game -----------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
@@ -13,20 +14,20 @@ from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
 from ..storage.updates import Handling
-from . import archive, callbacks
+from . import archive
 from .core import (
     ID_ALPHABET,
     JOIN_PAYLOAD,
     AdminCheck,
+    GameSteps,
     NeedsStart,
-    ServiceCore,
-    _joined,
-    _never_admin,
+    never_admin,
 )
 from .outcomes import Notice, Refusal, Said
 from .plan import Edit, Send
+from .preferences import Preferences
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
-from .results import CallbackResult, Origin, Person, Reply, UserError
+from .results import Origin, Person, Reply, UserError
 from .step_messages import (
     LOBBY_REF,
     TURN_REF,
@@ -38,24 +39,42 @@ from .step_messages import (
 log = logging.getLogger(__name__)
 
 
-class LobbyRoom(ServiceCore):
+def _joined(lead: str, text: str) -> str:
+    return f"{lead}\n\n{text}" if lead else text
+
+
+class LobbyRoom:
     """Games before they start, and games that close before their end."""
 
+    def __init__(
+        self,
+        steps: GameSteps,
+        prefs: Preferences,
+        bot_username: str,
+        new_seed: Callable[[], int],
+    ) -> None:
+        self.steps = steps
+        self.prefs = prefs
+        self.store = steps.store
+        self.catalogs = steps.catalogs
+        self.bot_username = bot_username
+        self.new_seed = new_seed
+
     async def _timing(self, chat_id: int) -> Timing:
-        return (await self.chat_settings(chat_id)).timing()
+        return (await self.prefs.chat_settings(chat_id)).timing()
 
     def _lobby_edit(self, record: GameRecord) -> dict[str, Any]:
-        screen = self._lobby_screen(record)
+        screen = self.steps.lobby_screen(record)
         # Joins come in bursts: while the group is busy, the newest list replaces the others.
         edit = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
-        hold = self.messages.hold_ms
+        hold = self.steps.messages.hold_ms
         return Edit(edit.chat, edit.ref, edit.text, edit.kb, hold, optional=True).to_op()
 
     async def _new_record(self, chat_id: int, thread_id: int | None, creator: int) -> GameRecord:
         """A new lobby's record, with the group's settings of now."""
         timing = await self._timing(chat_id)
-        settings = await self.chat_settings(chat_id)
-        now = self.now_ms()
+        settings = await self.prefs.chat_settings(chat_id)
+        now = self.steps.now_ms()
         return GameRecord(
             id="".join(secrets.choice(ID_ALPHABET) for _ in range(10)),
             chat_id=chat_id,
@@ -76,7 +95,7 @@ class LobbyRoom(ServiceCore):
         (AI players too); each may leave, and the lobby starts by itself after its wait, as
         any lobby. Whoever pressed opens it. The old message loses its button.
         """
-        lang = await self.person_language(person)
+        lang = await self.prefs.person_language(person)
         raw = await self.store.games.record(old_id, update)
         if raw is None:
             raise UserError(Refusal.GAME_OVER, lang)
@@ -108,7 +127,7 @@ class LobbyRoom(ServiceCore):
                 record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
                 tx.claim_player(seat.id)
             tx.claim_chat(old.chat_id)
-            screen = self._lobby_screen(record)
+            screen = self.steps.lobby_screen(record)
             tx.send(
                 record.id,
                 group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op(),
@@ -121,7 +140,7 @@ class LobbyRoom(ServiceCore):
             if finished.turn_ref is None:
                 return  # another press closed it already
             again = notices.new_game_opened_by(group_t, person.name)
-            text = "\n".join([self.messages.final_message(finished), "", again])
+            text = "\n".join([self.steps.messages.final_message(finished), "", again])
             replay = history_texts.replay_button(group_t, old_id)
             tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
@@ -132,16 +151,16 @@ class LobbyRoom(ServiceCore):
         log.info(
             "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
         )
-        await self._committed(record.id)
+        await self.steps.committed(record.id)
         with contextlib.suppress(UserError):  # the finished game is gone: nothing to close
-            await self._mutate(old_id, close_old)
+            await self.steps.mutate(old_id, close_old)
         return Said(Notice.NEW_GAME_OPENED, lang)
 
     async def new_game(
         self, chat_id: int, thread_id: int | None, person: Person, update: Handling | None = None
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
-        lang = await self.group_language(chat_id)
+        lang = await self.prefs.group_language(chat_id)
         existing = await self.store.games.game_of_chat(chat_id)
         if existing:
             raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
@@ -163,7 +182,7 @@ class LobbyRoom(ServiceCore):
                 )
                 tx.claim_player(person.id)
             tx.claim_chat(chat_id)
-            screen = self._lobby_screen(record)
+            screen = self.steps.lobby_screen(record)
             tx.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or now)
@@ -172,7 +191,7 @@ class LobbyRoom(ServiceCore):
             game_id, build, update, chats=(chat_id,), players=(person.id,)
         )
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
-        await self._committed(game_id)
+        await self.steps.committed(game_id)
         return None
 
     async def join(
@@ -211,7 +230,7 @@ class LobbyRoom(ServiceCore):
         if reply_to is not None:
             text = notices.say(self.catalogs.get(lang), joined)
             reply = (reply_to, Reply(_joined(lead, text)))
-        await self._mutate(game_id, change, (person.id,), update, reply, lang)
+        await self.steps.mutate(game_id, change, (person.id,), update, reply, lang)
         return joined
 
     async def leave_lobby_or_game(
@@ -225,7 +244,7 @@ class LobbyRoom(ServiceCore):
 
         With `reply_to`, the confirmation is also queued as the reply there.
         """
-        lang = await self.person_language(person)
+        lang = await self.prefs.person_language(person)
 
         def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             seat = record.seat(person.id)
@@ -243,22 +262,22 @@ class LobbyRoom(ServiceCore):
                 events = game.leave(person.id)
             except IllegalDecision:
                 raise UserError(Refusal.ALREADY_OUT, lang) from None
-            archive.note_move(record, self.now_ms(), person.id, archive.LEAVE)
+            archive.note_move(record, self.steps.now_ms(), person.id, archive.LEAVE)
             tx.release_player(person.id)
-            self._apply_step(record, game, events, tx)
+            self.steps.apply_step(record, game, events, tx)
 
         left = Said(Notice.LEFT, lang)
         reply = None
         if reply_to is not None:
             reply = (reply_to, Reply(notices.say(self.catalogs.get(lang), left)))
-        await self._mutate(game_id, change, (), update, reply, lang)
+        await self.steps.mutate(game_id, change, (), update, reply, lang)
         return left
 
     async def start_game(
         self, game_id: str, person: Person | None, update: Handling | None = None
     ) -> None:
         """Start a lobby now (a player's request, or its timer with `person` None)."""
-        lang = None if person is None else await self.person_language(person)
+        lang = None if person is None else await self.prefs.person_language(person)
 
         def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
@@ -269,15 +288,15 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.TOO_FEW_PLAYERS, lang)
             if not record.humans():
                 raise UserError(Refusal.NO_HUMAN, lang)
-            self._start(record, tx)
+            self.begin(record, tx)
 
-        await self._mutate(game_id, change, (), update, lang=lang)
+        await self.steps.mutate(game_id, change, (), update, lang=lang)
 
     async def change_ai(
         self, game_id: str, person: Person, add: bool, update: Handling | None = None
     ) -> Said:
         """The lobby's creator adds or removes an AI player."""
-        lang = await self.person_language(person)
+        lang = await self.prefs.person_language(person)
 
         def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status != LOBBY:
@@ -298,10 +317,11 @@ class LobbyRoom(ServiceCore):
                 raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
             tx.send(record.id, self._lobby_edit(record))
 
-        await self._mutate(game_id, change, (), update, lang=lang)
+        await self.steps.mutate(game_id, change, (), update, lang=lang)
         return Said(Notice.AI_CHANGED, lang)
 
-    def _start(self, record: GameRecord, tx: GameTx) -> None:
+    def begin(self, record: GameRecord, tx: GameTx) -> None:
+        """Deal the lobby's players in: the game's first step, in `tx`."""
         record.seed = self.new_seed()
         game, events = Game.new(
             [s.id for s in record.players],
@@ -313,7 +333,7 @@ class LobbyRoom(ServiceCore):
         # The lobby message becomes the first turn's: who plays, the table, who moves first.
         record.story, record.turn_events = [], []
         record.turn_ref = LOBBY_REF
-        self._apply_step(record, game, events, tx)
+        self.steps.apply_step(record, game, events, tx)
         log.info(
             "game %s started in chat %s with %d players",
             record.id,
@@ -325,11 +345,11 @@ class LobbyRoom(ServiceCore):
         self,
         game_id: str,
         person: Person,
-        is_admin: AdminCheck = _never_admin,
+        is_admin: AdminCheck = never_admin,
         update: Handling | None = None,
     ) -> None:
         """Cancel a game (its creator or an admin of the game's group)."""
-        lang = await self.person_language(person)
+        lang = await self.prefs.person_language(person)
         raw = await self.store.games.record(game_id, update)
         creator = raw is not None and raw.get("creator") == person.id
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
@@ -338,11 +358,12 @@ class LobbyRoom(ServiceCore):
         def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status not in (LOBBY, PLAYING):
                 raise UserError(Refusal.GAME_OVER, lang)
-            self._cancel(record, tx)
+            self.close(record, tx)
 
-        await self._mutate(game_id, change, (), update, lang=lang)
+        await self.steps.mutate(game_id, change, (), update, lang=lang)
 
-    def _cancel(self, record: GameRecord, tx: GameTx, reason: str = "cancelled") -> None:
+    def close(self, record: GameRecord, tx: GameTx, reason: str = "cancelled") -> None:
+        """Close a lobby or a game before its end (`reason`), telling everyone, in `tx`."""
         group_t = self.catalogs.get(record.lang)
         text = tabletop.lobby_closed_text(group_t, reason, [s.name for s in record.players])
         if record.status == LOBBY:
@@ -350,12 +371,12 @@ class LobbyRoom(ServiceCore):
         elif record.turn_ref is not None:
             # The turn message still says who must decide (or offers answers): it closes
             # with the news instead, so no expired waiting line or live button stays.
-            story = "\n".join([*self.messages.turn_story(record), "", text])
+            story = "\n".join([*self.steps.messages.turn_story(record), "", text])
             tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
             tx.send(record.id, group_send(record, text, TURN_REF).to_op())
         self._tell_everyone(record, tx, reason)
-        self._finish(record, tx, CANCELLED)
+        self.steps.finish(record, tx, CANCELLED)
         log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)
 
     def _tell_everyone(self, record: GameRecord, tx: GameTx, reason: str) -> None:
@@ -364,7 +385,7 @@ class LobbyRoom(ServiceCore):
         for seat in record.humans():
             t = self.catalogs.get(seat.lang)
             text = tabletop.game_closed_notice(t, reason)
-            fallback = self.messages.fallback(record, seat.id)
+            fallback = self.steps.messages.fallback(record, seat.id)
             op: Edit | Send
             if seat.id in record.prompts:
                 op = Edit(seat.id, prompt_ref(seat.id), text)
@@ -383,11 +404,11 @@ class LobbyRoom(ServiceCore):
         def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             if record.status in (LOBBY, PLAYING):
                 self._tell_everyone(record, tx, "removed")
-                self._finish(record, tx, CANCELLED)
+                self.steps.finish(record, tx, CANCELLED)
                 log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
 
         with contextlib.suppress(UserError):
-            await self._mutate(game_id, change)
+            await self.steps.mutate(game_id, change)
 
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its game follows it, and so does what it queued
@@ -408,15 +429,17 @@ class LobbyRoom(ServiceCore):
                 tx.claim_chat(new_chat_id)
                 shown: Edit | None = None
                 if record.status == LOBBY:
-                    screen = self._lobby_screen(record)
+                    screen = self.steps.lobby_screen(record)
                     shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
                 elif record.status == PLAYING:
-                    shown = self.messages.turn_as_it_stands(record, record.game(), self.now_ms())
+                    shown = self.steps.messages.turn_as_it_stands(
+                        record, record.game(), self.steps.now_ms()
+                    )
                 if shown is not None:
                     tx.send(record.id, shown.to_op())
 
             with contextlib.suppress(UserError):
-                await self._mutate(game_id, change)
+                await self.steps.mutate(game_id, change)
         settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
             await self.store.prefs.set_chat_settings(new_chat_id, **settings)
@@ -424,36 +447,6 @@ class LobbyRoom(ServiceCore):
     def join_link(self, game_id: str) -> str:
         """The deep link that opens the bot privately and joins the lobby at Start."""
         return f"https://t.me/{self.bot_username}?start=j{game_id}"
-
-    async def _lobby_press(
-        self,
-        person: Person,
-        pressed: callbacks.ButtonPress,
-        lang: str,
-        update: Handling | None,
-        is_admin: AdminCheck,
-    ) -> CallbackResult:
-        try:
-            if pressed.code == callbacks.AGAIN:
-                return CallbackResult(await self.play_again(pressed.game_id, person, update))
-            if pressed.code == callbacks.LOBBY_JOIN:
-                return CallbackResult(await self.join(pressed.game_id, person, update))
-            if pressed.code == callbacks.LOBBY_LEAVE:
-                return CallbackResult(
-                    await self.leave_lobby_or_game(pressed.game_id, person, update)
-                )
-            if pressed.code == callbacks.LOBBY_START:
-                await self.start_game(pressed.game_id, person, update)
-                return CallbackResult(Said(Notice.STARTING, lang))
-            if pressed.code in (callbacks.LOBBY_ADD_AI, callbacks.LOBBY_REMOVE_AI):
-                add = pressed.code == callbacks.LOBBY_ADD_AI
-                return CallbackResult(await self.change_ai(pressed.game_id, person, add, update))
-            await self.cancel(pressed.game_id, person, is_admin, update)
-            return CallbackResult(Said(Notice.CANCELLED, lang))
-        except NeedsStart:
-            return CallbackResult(url=self.join_link(pressed.game_id))
-        except UserError as err:
-            return CallbackResult(err.said, alert=True)
 
     async def private_started(
         self, person: Person, payload: str | None, origin: Origin | None = None
@@ -463,7 +456,7 @@ class LobbyRoom(ServiceCore):
         The welcome (and the join's outcome) is queued as the reply to `origin`, if given.
         """
         await self.store.prefs.set_user_prefs(person.id, dm="1", name=person.name)
-        t = await self.translator_for(person)
+        t = await self.prefs.translator_for(person)
         text = guide.start_text(t)
         if payload and JOIN_PAYLOAD.fullmatch(payload):
             update = None if origin is None else origin.update
@@ -473,4 +466,4 @@ class LobbyRoom(ServiceCore):
             except UserError as err:  # in the language the refusal was resolved in
                 text = _joined(text, notices.say(self.catalogs.get(err.said.lang), err.said))
         if origin is not None:
-            await self.reply(origin, Reply(text))
+            await self.steps.reply(origin, Reply(text))

@@ -12,12 +12,10 @@ from ..storage.games import GameTx, Seen
 from ..storage.plan import applied
 from ..storage.updates import Handling, update_id_of
 from . import archive, callbacks
-from .core import (
-    AdminCheck,
-    _never_admin,
-)
+from .core import AdminCheck, GameSteps, NeedsStart, never_admin
 from .lobby import LobbyRoom
 from .outcomes import Notice, Refusal, Said, engine_refusal
+from .preferences import Preferences
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person, UserError
 
@@ -27,15 +25,22 @@ def _refused(refusal: Refusal, lang: str, alert: bool = False) -> CallbackResult
     return CallbackResult(Said(refusal, lang), alert=alert)
 
 
-class PlayRoom(LobbyRoom):
+class PlayRoom:
     """Presses of game buttons, checked against the current decision and applied."""
+
+    def __init__(self, steps: GameSteps, prefs: Preferences, lobby: LobbyRoom) -> None:
+        self.steps = steps
+        self.prefs = prefs
+        self.lobby = lobby
+        self.store = steps.store
+        self.catalogs = steps.catalogs
 
     async def press(
         self,
         person: Person,
         data: str,
         update: Handling | None = None,
-        is_admin: AdminCheck = _never_admin,
+        is_admin: AdminCheck = never_admin,
         chat_id: int | None = None,
     ) -> CallbackResult:
         """A button was pressed in `chat_id`: check it is current and theirs, then apply it.
@@ -46,7 +51,7 @@ class PlayRoom(LobbyRoom):
         try:
             pressed = callbacks.unpack(data)
         except callbacks.BadButton:
-            return _refused(Refusal.NOT_VALID, await self.person_language(person), alert=True)
+            return _refused(Refusal.NOT_VALID, await self.prefs.person_language(person), alert=True)
         # The record and the presser's language in one round trip.
         games = self.store.games
         raw, prefs = await games.record_and_prefs(pressed.game_id, person.id, update)
@@ -87,6 +92,38 @@ class PlayRoom(LobbyRoom):
         except callbacks.BadButton:
             return invalid
         return await self._decide(pressed.game_id, pressed.context, person, decision, lang, update)
+
+    async def _lobby_press(
+        self,
+        person: Person,
+        pressed: callbacks.ButtonPress,
+        lang: str,
+        update: Handling | None,
+        is_admin: AdminCheck,
+    ) -> CallbackResult:
+        try:
+            if pressed.code == callbacks.AGAIN:
+                return CallbackResult(await self.lobby.play_again(pressed.game_id, person, update))
+            if pressed.code == callbacks.LOBBY_JOIN:
+                return CallbackResult(await self.lobby.join(pressed.game_id, person, update))
+            if pressed.code == callbacks.LOBBY_LEAVE:
+                return CallbackResult(
+                    await self.lobby.leave_lobby_or_game(pressed.game_id, person, update)
+                )
+            if pressed.code == callbacks.LOBBY_START:
+                await self.lobby.start_game(pressed.game_id, person, update)
+                return CallbackResult(Said(Notice.STARTING, lang))
+            if pressed.code in (callbacks.LOBBY_ADD_AI, callbacks.LOBBY_REMOVE_AI):
+                add = pressed.code == callbacks.LOBBY_ADD_AI
+                return CallbackResult(
+                    await self.lobby.change_ai(pressed.game_id, person, add, update)
+                )
+            await self.lobby.cancel(pressed.game_id, person, is_admin, update)
+            return CallbackResult(Said(Notice.CANCELLED, lang))
+        except NeedsStart:
+            return CallbackResult(url=self.lobby.join_link(pressed.game_id))
+        except UserError as err:
+            return CallbackResult(err.said, alert=True)
 
     async def _table_answer(
         self,
@@ -136,11 +173,11 @@ class PlayRoom(LobbyRoom):
                 events = game.apply(person.id, decision)
             except IllegalDecision as err:
                 raise UserError(engine_refusal(err.reason), lang) from None
-            archive.note_move(record, self.now_ms(), person.id, decision)
-            self._apply_step(record, game, events, tx)
+            archive.note_move(record, self.steps.now_ms(), person.id, decision)
+            self.steps.apply_step(record, game, events, tx)
 
         try:
-            await self._mutate(game_id, change, (), update, lang=lang)
+            await self.steps.mutate(game_id, change, (), update, lang=lang)
         except UserError as err:
             return CallbackResult(err.said, alert=not table)
         return CallbackResult(Said(Notice.DECIDED, lang))

@@ -6,16 +6,21 @@ from ..engine import Variant, view_of
 from ..rendering import guide, tabletop
 from ..rendering.i18n import Translator
 from ..storage.updates import Handling
-from .core import (
-    ServiceCore,
-)
+from .core import GameSteps
 from .outcomes import Refusal
+from .preferences import Preferences
 from .records import LOBBY, PLAYING, GameRecord
 from .results import Person, Reply, UserError
 
 
-class QueryRoom(ServiceCore):
+class QueryRoom:
     """Reads that change no game."""
+
+    def __init__(self, steps: GameSteps, prefs: Preferences) -> None:
+        self.steps = steps
+        self.prefs = prefs
+        self.store = steps.store
+        self.history = steps.history
 
     async def game_of_chat(self, chat_id: int, update: Handling | None = None) -> GameRecord | None:
         """The open game of a group (its record kept in `update` for its transaction)."""
@@ -39,16 +44,20 @@ class QueryRoom(ServiceCore):
 
     async def board(self, chat_id: int) -> Reply:
         """The table of the group's game (or the lobby), posted again."""
-        t = await self.group_translator(chat_id)
+        t = await self.prefs.group_translator(chat_id)
         record = await self.game_of_chat(chat_id)
         if record is None:
             raise UserError(Refusal.NO_GAME_HERE, t.language)
         if record.status == LOBBY:
-            screen = self._lobby_screen(record)
+            screen = self.steps.lobby_screen(record)
             return Reply(screen.text, screen.keyboard)
         view = view_of(record.game())
         names = record.names()
-        left = None if record.deadline_ms is None else (record.deadline_ms - self.now_ms()) // 1000
+        left = (
+            None
+            if record.deadline_ms is None
+            else (record.deadline_ms - self.steps.now_ms()) // 1000
+        )
         text = (
             tabletop.board_text(t, view, names)
             + "\n\n"
@@ -64,7 +73,7 @@ class QueryRoom(ServiceCore):
         if record is not None:
             variant = record.game_variant()
         else:
-            variant = (await self.chat_settings(chat_id)).variant
+            variant = (await self.prefs.chat_settings(chat_id)).variant
         return guide.rules_for(t, variant)
 
     async def person_rules(self, person: Person, t: Translator) -> str:
@@ -78,8 +87,12 @@ class QueryRoom(ServiceCore):
 
     async def my_stats(self, person: Person) -> Reply:
         """A person's rating, games, wins, claims and bluffs (service/history.py)."""
-        return await self.history.stats(person, await self.translator_for(person))
+        return await self.history.stats(person, await self.prefs.translator_for(person))
 
     async def leaderboard(self, chat_id: int) -> Reply:
         """The group's players by rating (service/history.py)."""
-        return await self.history.top(chat_id, await self.group_translator(chat_id))
+        return await self.history.top(chat_id, await self.prefs.group_translator(chat_id))
+
+    async def global_leaderboard(self, t: Translator) -> Reply:
+        """The board of all groups (service/history.py), in `t`'s language."""
+        return await self.history.top(None, t)

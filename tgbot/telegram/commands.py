@@ -140,7 +140,7 @@ async def _board(c: CommandCall) -> Reply:
 async def _top(c: CommandCall) -> Reply:
     if c.group:
         return await c.service.leaderboard(c.chat_id)
-    return await c.service.history.top(None, c.t)  # the board of all groups
+    return await c.service.global_leaderboard(c.t)  # the board of all groups
 
 
 async def _claims(c: CommandCall) -> Reply:
@@ -150,14 +150,14 @@ async def _claims(c: CommandCall) -> Reply:
         record = await c.service.game_of_person(c.person.id, c.origin.update)
         if record is None:  # /newgame, the group's advice, does not work here
             return Reply(replies.not_in_a_game(c.t))
-    return c.service.history.claims(record, c.t)
+    return c.service.claims(record, c.t)
 
 
 async def _replay(c: CommandCall) -> None:
     if c.group:  # the group's last game, public log only
-        await c.service.history.replay_for_group(c.origin, c.t)
+        await c.service.replay_for_group(c.origin, c.t)
     else:  # the public log, then the person's own view
-        await c.service.history.replay_for_person(c.person, c.origin, c.args)
+        await c.service.replay_for_person(c.person, c.origin, c.args)
 
 
 async def _settings(c: CommandCall) -> Reply:

@@ -14,7 +14,6 @@ returns nothing, where the webhook needs the answer, and a storage error to answ
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import unicodedata
@@ -42,12 +41,9 @@ from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
 from ..service.settings import SETTING_CHOICES
 from ..storage.updates import Handling
-from ..tasks import settle
-from . import outage
 from .answers import CallbackAnswer
 from .commands import COMMANDS, Command, CommandCall
 from .keyboards import markup
-from .sender import Sender
 
 log = logging.getLogger(__name__)
 
@@ -147,16 +143,12 @@ class Dispatcher:
         self,
         service: GameService,
         bot: Bot,
-        sender: Sender,
         throttle_limit: int = DEFAULT_PERSON_UPDATES_PER_10S,
     ) -> None:
         self.service = service
         self.throttle_limit = throttle_limit  # updates per person per THROTTLE_WINDOW_S
         self.bot = bot
-        self.sender = sender
         self.store = service.store
-        self._deliveries: set[asyncio.Task[None]] = set()
-        service.on_commit = self.deliver_later
         # Presses are counted before they are matched (a forged one counts too).
         self._buttons: list[Routed] = [
             (
@@ -185,25 +177,6 @@ class Dispatcher:
                 for c in COMMANDS
             ),
         ]
-
-    async def deliver_later(self, owner: str) -> None:
-        """Deliver a committed step's messages (or a reply) without holding up the update."""
-        task = asyncio.create_task(self._deliver(owner))
-        self._deliveries.add(task)
-        task.add_done_callback(self._deliveries.discard)
-
-    async def _deliver(self, owner: str) -> None:
-        try:
-            await self.sender.flush(owner)
-        except Exception as err:  # the sweeper retries what stays queued
-            if not outage.STORAGE.failed(f"delivery of outbox {owner}", err):
-                log.exception("delivery of outbox %s failed; it stays queued", owner)
-        else:
-            outage.STORAGE.working()
-
-    async def drain(self, timeout: float) -> None:
-        """Let deliveries in flight finish (for a clean shutdown), waiting `timeout` s at most."""
-        await settle(list(self._deliveries), timeout)
 
     async def process(self, update: Update) -> CallbackAnswer | None:
         """Handle one update; return the answer a button press gets, if it was one.
@@ -335,7 +308,7 @@ class Dispatcher:
         query = update.callback_query
         assert query is not None and isinstance(query.data, str)
         person = person_of(query.from_user)
-        result = await self.service.history.replay_pressed(person, query.data, handling)
+        result = await self.service.replay_pressed(person, query.data, handling)
         return CallbackAnswer(query.id, service_text(self.service.catalogs, result), result.alert)
 
     async def _game_pressed(

@@ -183,14 +183,20 @@ class Sender:
     window is full is refused at once, and its lane waits for a later sweep.
     """
 
-    def __init__(self, bot: ExtBot[Any], store: Store) -> None:
+    def __init__(
+        self,
+        bot: ExtBot[Any],
+        store: Store,
+        on_migrated: Callable[[int, int], Awaitable[None]],
+        on_prompt_delivered: Callable[[str, int, int], Awaitable[None]],
+    ) -> None:
         self.bot = bot
         self.store = store
         self.keys = store.keys
         # Moves a group's game and settings to the supergroup it became (the game service's).
-        self.on_migrated: Callable[[int, int], Awaitable[None]] | None = None
+        self.on_migrated = on_migrated
         # A prompt reached Telegram: (game, context, seconds) starts its deadline from now.
-        self.on_prompt_delivered: Callable[[str, int, int], Awaitable[None]] | None = None
+        self.on_prompt_delivered = on_prompt_delivered
         # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
         self._backoff: dict[str, tuple[int, float]] = {}
         # What reached Telegram but Redis refused to record (it is out of memory, say): lane
@@ -429,7 +435,7 @@ class Sender:
             metrics.observe_delivery(op.chat, _optional(op), item.at, int(time.time() * 1000))
             # A prompt Telegram refused (403) starts its deadline all the same: nobody will
             # see it, and the game must not wait the delivery grace for them.
-            if op.deadline is not None and self.on_prompt_delivered:
+            if op.deadline is not None:
                 try:
                     await self.on_prompt_delivered(
                         game_id, op.deadline.context, op.deadline.seconds
@@ -460,8 +466,7 @@ class Sender:
     async def _follow(self, owner: str, old_chat: int, new_chat: int) -> None:
         """The group became a supergroup: move its game, then readdress what is queued."""
         log.warning("chat %s is now %s: its game and queued messages follow", old_chat, new_chat)
-        if self.on_migrated is not None:
-            await self.on_migrated(old_chat, new_chat)
+        await self.on_migrated(old_chat, new_chat)
         await self.store.outboxes.outbox_move_chat(owner, old_chat, new_chat)
 
     @staticmethod

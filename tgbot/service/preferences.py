@@ -1,0 +1,80 @@
+"""The preferences room: a person's language, a group's settings and their one write."""
+
+from __future__ import annotations
+
+import contextlib
+
+from ..config import Deadlines
+from ..rendering.i18n import LANGUAGES, Translator, pick_language
+from ..storage.commit import Duplicate
+from ..storage.games import GameTx, Seen
+from .core import GameSteps
+from .outcomes import Notice, Refusal, Said
+from .records import GameRecord
+from .results import Person, UserError
+from .settings import ChatSettings, next_setting
+
+
+class Preferences:
+    """Languages and group settings: read by every room, written here."""
+
+    def __init__(self, steps: GameSteps, defaults: Deadlines) -> None:
+        self.steps = steps
+        self.store = steps.store
+        self.catalogs = steps.catalogs
+        self.defaults = defaults
+
+    async def person_language(self, person: Person) -> str:
+        """A person's language: their /language choice, else Telegram's if ka/en, else ka."""
+        prefs = await self.store.prefs.user_prefs(person.id)
+        return pick_language(prefs.get("lang"), person.language_code)
+
+    async def translator_for(self, person: Person) -> Translator:
+        """The translator for a person's private chat."""
+        return self.catalogs.get(await self.person_language(person))
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """A group's settings (the defaults where its admins chose nothing)."""
+        return ChatSettings.from_stored(
+            await self.store.prefs.chat_settings(chat_id), self.defaults
+        )
+
+    async def change_setting(self, chat_id: int, key: str, update_id: int) -> ChatSettings:
+        """Switch one of a group's settings (`key`, one of `settings.SETTINGS`) to its next
+        value; the group's settings as they are then. Read and written in one
+        compare-and-set with the update's mark: two presses at once both count, and a
+        second delivery of one press raises Duplicate."""
+
+        def change(stored: dict[str, str]) -> dict[str, str]:
+            current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
+            return {key: next_setting(key, current)}
+
+        written = await self.store.prefs.change_chat_settings(chat_id, update_id, change)
+        if written is None:
+            raise Duplicate
+        return ChatSettings.from_stored(written, self.defaults)
+
+    async def group_language(self, chat_id: int) -> str:
+        """A group's language (Georgian until its admins choose)."""
+        return (await self.chat_settings(chat_id)).language
+
+    async def group_translator(self, chat_id: int) -> Translator:
+        """The translator for a group."""
+        return self.catalogs.get(await self.group_language(chat_id))
+
+    async def set_language(self, person: Person, lang: str) -> Said:
+        """Store a person's language; the games they are in speak it from the next step."""
+        if lang not in LANGUAGES:
+            raise UserError(Refusal.UNKNOWN_LANGUAGE, await self.person_language(person))
+        await self.store.prefs.set_user_prefs(person.id, lang=lang)
+        game_id = await self.store.games.game_of_player(person.id)
+        if game_id:
+
+            def build(record: GameRecord, _: Seen, __: GameTx) -> None:
+                seat = record.seat(person.id)
+                if seat is not None:
+                    seat.lang = lang
+
+            with contextlib.suppress(UserError):
+                await self.steps.mutate(game_id, build)
+        return Said(Notice.LANGUAGE_SAVED, lang)  # said in the language just chosen
