@@ -126,7 +126,7 @@ def test_the_inquisitor_rules_name_no_ambassador_but_to_say_he_is_out(lang: str)
     """Item 13 (and E4): the rules of an Inquisitor game are told from his deck."""
     t = CATALOGS.get(lang)
     ambassador, unused = (
-        ("ელჩ", "ელჩი ამ ვარიანტში არ გამოიყენება")
+        ("ელჩ", "ელჩი ამ ვარიანტში არ არის")
         if lang == "ka"
         else ("Ambassador", "the Ambassador is not used in this variant")
     )
@@ -176,13 +176,13 @@ def test_the_rest_of_the_reading_in_the_catalogue() -> None:
         "🏆 {winner} wins!": "🏆 გამარჯვებული: {winner}!",
         "🆕 {name} opened a new game.": "🆕 ახალი თამაში გახსნა: {name}.",
         "💨 {target} is already out: nothing happens.": (
-            "💨 {target} თამაშში აღარ არის: არაფერი ხდება."
+            "💨 {target} თამაშში აღარ არის: სვლა უშედეგოა."
         ),
-        "💨 You are already out: nothing happens.": "💨 თამაშში აღარ ხარ: არაფერი ხდება.",
+        "💨 You are already out: nothing happens.": "💨 თამაშში აღარ ხარ: სვლა უშედეგოა.",
         "🚪 You left the game.": "🚪 თამაშს თავი დაანებე.",
         "You are already out of this game.": "ამ თამაშში აღარ ხარ.",
         "🔀 Myself (1 coin)": "🔀 ჩემი — 1 მონეტა",
-        "🃏 Variant: {value}": "🃏 ვარიანტი: {value}",
+        "🃏 Variant: {value}": "🃏 {value}",
         "🗳 Answers: {value}": "🗳 პასუხობენ: {value}",
     }
     for msgid, ka in expected.items():

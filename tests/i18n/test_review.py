@@ -470,7 +470,7 @@ RULE_POINTS = {
         "ბლეფი დაშვებულია",
         "სვლასაც და კონტრსვლასაც (დაბლოკვას)",
         "ყველას შეუძლია შეეწინააღმდეგოს",
-        "ვინც ბლეფობდა, ერთ ბარათს ამოატრიალებს და მისი სვლა ან კონტრსვლა ჩაიშლება",
+        "ვინც ბლეფობდა, ერთ ბარათს ამოატრიალებს და სვლა ან კონტრსვლა ჩაიშლება",
         "გადახდილ 3 მონეტას უკან იბრუნებს",
         "დეკში აბრუნებს და სანაცვლოდ ახალს იღებს",
         "ვინც შეცდომით შეეწინააღმდეგა, ერთ ბარათს ამოატრიალებს",
@@ -712,8 +712,8 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
 def test_a_move_on_a_player_already_out_is_told_to_them_in_the_second_person() -> None:
     e = ev.ActionFizzled(1, Action.STEAL, 2)
     names = {1: "ნინო", 2: "გიორგი"}
-    assert describe(e, KA, names, 2) == "💨 თამაშში აღარ ხარ: არაფერი ხდება."
-    assert describe(e, KA, names) == "💨 გიორგი თამაშში აღარ არის: არაფერი ხდება."
+    assert describe(e, KA, names, 2) == "💨 თამაშში აღარ ხარ: სვლა უშედეგოა."
+    assert describe(e, KA, names) == "💨 გიორგი თამაშში აღარ არის: სვლა უშედეგოა."
     assert describe(e, EN, names, 2) == "💨 You are already out: nothing happens."
 
 

@@ -128,39 +128,61 @@ def rules_text(t: Translator, variant: Variant = Variant.BASE) -> str:
             "\n".join(actions),
             t.gettext(
                 "Anyone may claim any character: bluffing is allowed. Every claim, an action "
-                "or a counteraction (a block), can be challenged by any player. If it was a "
-                "bluff, the bluffer turns a card face up and the action or block fails (an "
-                "Assassin caught bluffing gets the 3 coins back). If the claim was true, the "
-                "player shows the card, puts it back into the deck and draws a new one, the "
-                "challenger turns a card face up, and the action or block goes ahead. A "
-                "blocked action fails unless someone challenges the block successfully. "
-                "Beware: the target of an assassination can lose both cards in one turn, by "
-                "wrongly challenging the Assassin or by a Contessa bluff that is caught."
+                "or a counteraction (a block), can be challenged by any player; only the first "
+                "challenge or block counts. If it was a bluff, the bluffer turns a card face up "
+                "and the action or block fails (an Assassin caught bluffing gets the 3 coins "
+                "back). If the claim was true, the player shows the card, puts it back into the "
+                "deck and draws a new one, the challenger turns a card face up, and the action "
+                "or block goes ahead. A blocked action fails unless someone challenges the block "
+                "successfully. Beware: the target of an assassination can lose both cards in one "
+                "turn, by wrongly challenging the Assassin or by a Contessa bluff that is caught."
             ),
             t.gettext(
                 "Whoever loses a card chooses which one to turn face up; face-up cards stay "
                 "in view of everyone. A player with both cards face up is out of the game, "
                 "and their coins go back to the treasury."
             ),
-            t.gettext(
-                "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
-                "take Income (with 10 or more coins, you stage a Coup against the next "
-                "player); a claim or block left unanswered counts as a pass; the card to turn "
-                "face up, or to show when examined, is picked at random; an exchange keeps "
-                "your cards, and an examined card stays with its owner. Let your turn run out "
-                "too many times in a row (the skipped-turns limit, /settings) and you are "
-                "removed from the game."
-            )
-            if inquisitor
-            else t.gettext(
-                "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
-                "take Income (with 10 or more coins, you stage a Coup against the next "
-                "player); a claim or block left unanswered counts as a pass; the card to turn "
-                "face up is picked at random, and an exchange keeps your cards. Let your turn "
-                "run out too many times in a row (the skipped-turns limit, /settings) and you "
-                "are removed from the game."
-            ),
+            timeouts(t, variant),
         ]
+    )
+
+
+def timeouts(t: Translator, variant: Variant) -> str:
+    """The rules' paragraph on time limits; Reformation tells the forced Coup's target in
+    its own paragraph (the next player of the other side)."""
+    if variant.inquisitor and variant.reformation:
+        return t.gettext(
+            "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
+            "Income; a claim or block left unanswered counts as a pass; the card to turn face "
+            "up, or to show when examined, is picked at random; an exchange keeps your cards, "
+            "and an examined card stays with its owner. Let your turn run out too many times "
+            "in a row (the skipped-turns limit, /settings) and you are removed from the game."
+        )
+    if variant.reformation:
+        return t.gettext(
+            "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
+            "Income; a claim or block left unanswered counts as a pass; the card to turn face "
+            "up is picked at random, and an exchange keeps your cards. Let your turn run out "
+            "too many times in a row (the skipped-turns limit, /settings) and you are removed "
+            "from the game."
+        )
+    if variant.inquisitor:
+        return t.gettext(
+            "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
+            "take Income (with 10 or more coins, you stage a Coup against the next "
+            "player); a claim or block left unanswered counts as a pass; the card to turn "
+            "face up, or to show when examined, is picked at random; an exchange keeps "
+            "your cards, and an examined card stays with its owner. Let your turn run out "
+            "too many times in a row (the skipped-turns limit, /settings) and you are "
+            "removed from the game."
+        )
+    return t.gettext(
+        "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
+        "take Income (with 10 or more coins, you stage a Coup against the next "
+        "player); a claim or block left unanswered counts as a pass; the card to turn "
+        "face up is picked at random, and an exchange keeps your cards. Let your turn "
+        "run out too many times in a row (the skipped-turns limit, /settings) and you "
+        "are removed from the game."
     )
 
 
@@ -196,14 +218,16 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
                 "another player's. The coins go into the Reserve 🐷 (empty at the start), not the "
                 "treasury. No one "
                 "can block or challenge it.\n"
-                "🐷 Embezzlement: say you have no Duke and take every coin in the Reserve. "
+                "🐷 Embezzlement: say you have no face-down Duke and take every coin in the "
+                "Reserve. "
                 "It cannot be blocked, but anyone can challenge it: if you do have a Duke, you "
                 "turn a card face up and take nothing from the Reserve; if not, you show all "
                 "your face-down cards, put them into the deck and draw as many new ones, the "
                 "challenger turns a "
                 "card face up, and you still take the Reserve. An empty Reserve cannot be "
                 "embezzled.\n"
-                "With 10 or more coins you may not convert or embezzle: you must stage a Coup."
+                "With 10 or more coins you may not convert or embezzle: you must stage a Coup "
+                "(if your turn runs out, against the next player of the other side)."
             )
         )
     return "\n\n".join(parts)

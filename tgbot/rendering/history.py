@@ -75,10 +75,14 @@ def stats_text(t: Translator, counts: Mapping[str, int], rating: tuple[float, fl
                 lines.append(once.format(character=character_name(t, character)))
                 continue
             if not bluffs:  # "0 bluffs (0%)" reads like a figure missing: say it in words
-                never = t.ngettext(
-                    "{character}: claimed {n} time, never a bluff",
-                    "{character}: claimed {n} times, never a bluff",
-                    n,
+                never = (
+                    t.gettext("{character}: claimed twice, never a bluff")
+                    if n == 2  # English says "twice", not "2 times"
+                    else t.ngettext(
+                        "{character}: claimed {n} time, never a bluff",
+                        "{character}: claimed {n} times, never a bluff",
+                        n,
+                    )
                 )
                 lines.append(never.format(character=character_name(t, character), n=n))
                 continue
