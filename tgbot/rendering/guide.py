@@ -149,7 +149,8 @@ def rules_text(t: Translator, variant: Variant = Variant.BASE) -> str:
 
 def timeouts(t: Translator, variant: Variant) -> str:
     """The rules' paragraph on time limits; Reformation tells the forced Coup's target in
-    its own paragraph (the next player of the other side)."""
+    its own paragraph (the next player the Coup may target: of the other side while the
+    table is divided)."""
     if variant.inquisitor and variant.reformation:
         return t.gettext(
             "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
@@ -227,7 +228,7 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
                 "card face up, and you still take the Reserve. An empty Reserve cannot be "
                 "embezzled.\n"
                 "With 10 or more coins you may not convert or embezzle: you must stage a Coup "
-                "(if your turn runs out, against the next player of the other side)."
+                "(if your turn runs out, against the next player you may target)."
             )
         )
     return "\n\n".join(parts)
