@@ -22,12 +22,13 @@ from ..engine import (
     TakeAction,
     Window,
 )
+from ..service import plan
 from .forms import Case, character_in
 from .i18n import Translator
 from .texts import Names, character_name
 
 Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
-Keyboard = list[list[Button]]
+Keyboard = plan.Keyboard  # rows of Buttons: one definition, the plan's
 
 
 @dataclass(slots=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Rows of buttons, each {"text": ..., "data": ...} or {"text": ..., "url": ...}: the same
-# shape as rendering's `ui.Keyboard`.
+# Rows of buttons, each {"text": ..., "data": ...} or {"text": ..., "url": ...} (rendering's
+# `ui.Keyboard` is this one).
 Keyboard = list[list[dict[str, str]]]
 
 
