@@ -47,6 +47,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="V",
         help="base, inquisitor, reformation or reformation+inquisitor",
     )
+    check = sub.add_parser(
+        "verify", help="check a finished game's shuffle against the commitment shown at its start"
+    )
+    check.add_argument("game", help="the game's id (in its final message and /replay)")
+    check.add_argument(
+        "--file", metavar="PATH", help="read the kept record from this JSON file, not Redis"
+    )
     return parser
 
 
@@ -118,6 +125,85 @@ def run_check() -> int:
     return asyncio.run(check())
 
 
+def run_verify(args: argparse.Namespace) -> int:
+    """`coup-bot verify <game>`: OK (exit 0) when the seed matches the commitment shown at
+    the start, deals the hands recorded then and replays to the recorded result; else
+    each mismatch (exit 1); exit 2 when the game's record cannot be read."""
+    import asyncio
+    import json
+    from pathlib import Path
+
+    from .service.fairness import committed_text, verify
+
+    try:
+        if args.file:
+            archive = json.loads(Path(args.file).read_text(encoding="utf-8"))
+        else:
+            archive = asyncio.run(_kept_archive(args.game))
+    except (OSError, ValueError) as err:
+        print(f"coup-bot: {err}", file=sys.stderr)
+        return 2
+    if not isinstance(archive, dict) or str(archive.get("id")) != args.game:
+        print(f"coup-bot: no kept record of game {args.game}", file=sys.stderr)
+        return 2
+    verdict = verify(archive)
+    print(f"game {verdict.game_id}, seed {verdict.seed}")
+    said = {
+        "commitment": (
+            verdict.commitment_ok,
+            f'sha256("{committed_text(verdict.game_id, verdict.seed or 0)}") is the code '
+            "shown at the start",
+            "no commitment was shown (a game from before it was)",
+        ),
+        "deal": (
+            verdict.deal_ok,
+            "the seed deals the seats and hands recorded when they were dealt",
+            "no opening hands were recorded (a game from before they were)",
+        ),
+        "replay": (
+            verdict.replays or None,
+            "the seed and the recorded decisions rebuild the recorded result",
+            "",
+        ),
+    }
+    wrong = {what: (recorded, rebuilt) for what, recorded, rebuilt in verdict.mismatches}
+    for what, (ok, fine, missing) in said.items():
+        if what in wrong:
+            recorded, rebuilt = wrong[what]
+            print(f"MISMATCH {what}: recorded {recorded}, rebuilt {rebuilt}")
+        elif ok:
+            print(f"ok {what}: {fine}")
+        elif missing:
+            print(f"-- {what}: {missing}")
+    if "seed" in wrong:
+        print(f"MISMATCH seed: {wrong['seed'][1]}")
+    print("OK" if verdict.ok else "MISMATCH")
+    return 0 if verdict.ok else 1
+
+
+async def _kept_archive(game_id: str) -> object:
+    """A finished game's kept record, from the Redis the configuration names (or the
+    private Redis of a bot running with none named)."""
+    from .config import ConfigError, load_config
+    from .storage.clients import open_client
+    from .storage.embedded import EmbeddedRedis
+    from .storage.history_store import HistoryStore
+
+    try:
+        config = load_config()
+    except ConfigError as err:
+        raise ValueError(str(err)) from None
+    url = config.redis_url or EmbeddedRedis(config.data_dir / "redis").url
+    try:
+        client = await open_client(url)
+    except (ConnectionError, TimeoutError) as err:
+        raise OSError(f"Redis at {url} did not answer: {err}") from None
+    try:
+        return await HistoryStore(client, config.key_prefix).archive(game_id)
+    finally:
+        await client.aclose()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `coup-bot` and `python -m tgbot`."""
     args = _parser().parse_args(argv)
@@ -129,4 +215,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     if args.command == "check":
         return run_check()
+    if args.command == "verify":
+        return run_verify(args)
     return run_bot()

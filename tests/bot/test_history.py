@@ -283,8 +283,11 @@ async def test_a_replay_is_the_game_everyone_saw_rebuilt_by_the_engine(
         assert all(len(text) <= 4096 for text in got)
         lines = [line for line in "\n".join(got).split("\n") if line]  # "" between merged
         private_at = lines.index(h.tr("🔒 Your private view:"))
-        public, private = lines[1:private_at], lines[private_at + 1 :]
+        public, private = lines[1 : private_at - 1], lines[private_at + 1 :]
         assert archive["id"] in lines[0]
+        # The public log ends with how to check the shuffle: the seed and the commitment.
+        check = lines[private_at - 1]
+        assert f"{archive['id']}:{archive['seed']}" in check and archive["commit"] in check
         # The public log is what the group read, line for line, in order.
         assert len(public) > 5 and _is_subsequence(public, group_lines)
         # The private view is what this player read privately (their cards first). The
@@ -310,7 +313,8 @@ async def test_a_replay_is_the_game_everyone_saw_rebuilt_by_the_engine(
         before = len(h.sim.messages(GROUP))
         await h.say(ka_user, GROUP, "/replay")
         in_group = [line for line in "\n".join(texts_after(h, GROUP, before)).split("\n") if line]
-        assert in_group[1:] == public and h.tr("🔒 Your private view:") not in in_group
+        assert in_group[1:] == [*public, check]
+        assert h.tr("🔒 Your private view:") not in in_group
         # The Replay button under the final message sends it to a player privately only.
         summary = next(m for m in h.sim.messages(GROUP) if "🎭" in m.text)
         data = summary.button(h.tr("📜 Replay"))["callback_data"]

@@ -44,8 +44,20 @@ def help_text(t: Translator, group: Sequence[CommandLine], private: Sequence[Com
             + t.gettext(
                 "🃏 Variants (Inquisitor, Reformation): a group's admins choose one in "
                 "/settings, and /rules explains it."
-            ),
+            )
+            + "\n"
+            + shuffle_help(t),
         ]
+    )
+
+
+def shuffle_help(t: Translator) -> str:
+    """/help's line on the shuffle anyone can check (service/fairness.py); /rules points
+    here, having no room for it in one message."""
+    return t.gettext(
+        "🔐 A shuffle anyone can check: when a game starts the group sees a code, the SHA-256 "
+        'of the text "<game>:<seed>"; the seed comes in the final message, and /replay '
+        "shows how to check both."
     )
 
 
@@ -236,8 +248,11 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
 
 def rules_for(t: Translator, variant: Variant) -> str:
     """The rules of a game of this variant: the base rules, then what the variant changes."""
+    # The pointer to /help's shuffle line, the last line: Reformation + Inquisitor's rules
+    # in Georgian leave room for no more in one message.
+    pointer = "\n" + t.gettext("🔐 How to check the shuffle: /help")
     if variant is Variant.BASE:
-        return rules_text(t)
+        return rules_text(t) + pointer
     tail = variant_rules_text(t, variant)
     # Named first; Reformation's limits, told at the end, narrow lines of the rules above.
     head = (
@@ -248,10 +263,17 @@ def rules_for(t: Translator, variant: Variant) -> str:
             "and Examine)."
         )
     )
-    return "\n\n".join(
-        part
-        for part in (head.format(variant=variant_name(t, variant)), rules_text(t, variant), tail)
-        if part
+    return (
+        "\n\n".join(
+            part
+            for part in (
+                head.format(variant=variant_name(t, variant)),
+                rules_text(t, variant),
+                tail,
+            )
+            if part
+        )
+        + pointer
     )
 
 

@@ -271,3 +271,28 @@ def does_not_replay_text(t: Translator) -> str:
         "⚠️ The record of this game no longer replays to the same result, so I will not "
         "show it. The problem has been logged."
     )
+
+
+# ---- the shuffle anyone can check (service/fairness.py) -------------------------------
+
+
+def shuffle_sealed(t: Translator, commitment: str) -> str:
+    """The start's line: the commitment to the seed (its SHA-256), before any card moves."""
+    return t.gettext("🔐 Shuffle sealed: {code}").format(code=commitment)
+
+
+def shuffle_revealed(t: Translator, game_id: str, seed: int) -> str:
+    """The end's line: the seed the 🔐 line sealed, and where to read how to check it."""
+    return t.gettext("🔑 Shuffle seed: {seed} (game {game}; /replay shows how to check it)").format(
+        seed=seed, game=game_id
+    )
+
+
+def shuffle_check(t: Translator, game_id: str, seed: int, commitment: str) -> str:
+    """/replay's paragraph on the shuffle: the seed, the commitment and how to check both."""
+    return t.gettext(
+        "🔐 Checking the shuffle: the code shown at the start, {code}, must be the SHA-256 of "
+        "the text {text} (for instance: echo -n '{text}' | sha256sum). The seed {seed} "
+        "deals the seats, who starts and every card; this replay is rebuilt from it, so the "
+        "cards it deals must be the cards that were dealt."
+    ).format(code=commitment, text=f"{game_id}:{seed}", seed=seed)

@@ -82,6 +82,15 @@ def story_lines(
     return [*story, *(line for e in worth_a_line(told) if (line := describe(e, t, names)))]
 
 
+def seed_line(t: Translator, table: Table) -> str:
+    """The final message's line that reveals the shuffle's seed ("" before the end: the
+    service gives the seed only once the game is over, and never for an older game that
+    showed no commitment)."""
+    if table.seed is None or table.commitment is None:
+        return ""
+    return history.shuffle_revealed(t, table.game_id, table.seed)
+
+
 class StepPlanner:
     """Writes a step's message plan from its outcome."""
 
@@ -129,7 +138,9 @@ class StepPlanner:
         names = dict(table.names)
         lines = story_lines(t, names, story, told)
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
-        return tabletop.game_over_message(t, view_of(game), names, lines, summary)
+        return tabletop.game_over_message(
+            t, view_of(game), names, lines, summary, seed_line(t, table)
+        )
 
     def turn_story(self, table: Table, story: Sequence[str], told: Sequence[ev.Event]) -> list[str]:
         """The turn's story so far, as the group reads it: its lines."""
@@ -167,9 +178,11 @@ class StepPlanner:
                 line = describe(e, t, names)
                 if line:
                     story.append(line)
+                if isinstance(e, ev.GameStarted) and table.commitment:
+                    story.append(history.shuffle_sealed(t, table.commitment))
         if game.over:
             summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
-            text = tabletop.game_over_message(t, public, names, story, summary)
+            text = tabletop.game_over_message(t, public, names, story, summary, seed_line(t, table))
             keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
                 t, table.game_id
             )

@@ -220,10 +220,18 @@ def turn_message(
 
 
 def game_over_message(
-    t: Translator, view: PlayerView, names: Names, story: Sequence[str], bluffs: str = ""
+    t: Translator,
+    view: PlayerView,
+    names: Names,
+    story: Sequence[str],
+    bluffs: str = "",
+    seed: str = "",
 ) -> str:
-    """The last turn's story, the winner and every card, then who bluffed (`bluffs`)."""
+    """The last turn's story, the winner and every card, the shuffle's seed (`seed`: its
+    line, history.shuffle_revealed), then who bluffed (`bluffs`)."""
     lines = [*story, "", final_text(t, view, names)]
+    if seed:
+        lines += ["", seed]
     if bluffs:
         lines += ["", bluffs]
     return "\n".join(lines).strip("\n")

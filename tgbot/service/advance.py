@@ -35,8 +35,8 @@ def answer_options(game: Game, players: Sequence[int]) -> list[Decision]:
     )
 
 
-def table_of(record: GameRecord) -> Table:
-    """The game as its messages address it."""
+def table_of(record: GameRecord, over: bool = False) -> Table:
+    """The game as its messages address it; the shuffle's seed only if it is `over`."""
     return Table(
         record.id,
         record.chat_id,
@@ -46,6 +46,8 @@ def table_of(record: GameRecord) -> Table:
         tuple(Reader(s.id, s.lang) for s in record.humans()),
         record.answers != "private",
         record.claims,
+        record.commitment,
+        record.seed if over else None,
     )
 
 
@@ -72,7 +74,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
     seconds_left = (
         None if deadline_ms is None else min(seconds, (deadline_ms - now_ms + 999) // 1000)
     )
-    table = table_of(record)
+    table = table_of(record, game.over)
 
     # The group's turn message: a new turn closes the old one's; the new one is sent once
     # it has something to tell (at once at the game's end).

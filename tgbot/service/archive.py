@@ -89,6 +89,10 @@ def archive_of(record: GameRecord, game: Game, now_ms: int) -> dict[str, Any]:
         "t": record.move_s,
         "winner": game.winner,
         "digest": fingerprint(game),
+        # What `coup-bot verify` checks the seed against (service/fairness.py); None in a
+        # game started before the commitment was shown.
+        "commit": record.commitment,
+        "deal": record.deal,
     }
 
 

@@ -258,7 +258,11 @@ class History:
         names = replayed.names()
         started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(archive["start"]) / 1000))
         header = texts.replay_header(t, str(archive["id"]), started)
-        messages = texts.split_messages(texts.public_log(t, replayed.steps, names, header))
+        lines = texts.public_log(t, replayed.steps, names, header)
+        if archive.get("commit"):  # a game that showed its commitment at the start
+            game_id, seed, code = str(archive["id"]), int(archive["seed"]), archive["commit"]
+            lines += ["", texts.shuffle_check(t, game_id, seed, str(code))]
+        messages = texts.split_messages(lines)
         if viewer is not None:
             messages += texts.split_messages(texts.private_log(t, replayed.steps, names, viewer))
         return messages

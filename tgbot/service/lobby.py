@@ -14,7 +14,7 @@ from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
 from ..storage.updates import Handling
-from . import archive
+from . import archive, fairness
 from .core import (
     ID_ALPHABET,
     JOIN_PAYLOAD,
@@ -329,6 +329,9 @@ class LobbyRoom:
             afk_limit=record.timing.afk_limit,
             variant=record.game_variant(),
         )
+        # The commitment the group sees now; the seed itself only at the end.
+        record.commitment = fairness.commitment(record.id, record.seed)
+        record.deal = fairness.deal_of(events)
         record.status = PLAYING
         # The lobby message becomes the first turn's: who plays, the table, who moves first.
         record.story, record.turn_events = [], []

@@ -83,7 +83,7 @@ class QueryRoom:
         variant = Variant.BASE if record is None else record.game_variant()
         if variant is not Variant.BASE:
             return guide.rules_for(t, variant)
-        return guide.rules_text(t) + "\n\n" + guide.variants_list_text(t)
+        return guide.rules_for(t, Variant.BASE) + "\n\n" + guide.variants_list_text(t)
 
     async def my_stats(self, person: Person) -> Reply:
         """A person's rating, games, wins, claims and bluffs (service/history.py)."""

@@ -65,6 +65,10 @@ class GameRecord:
     delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
     # The rules (VARIANTS.md): the group's setting when the lobby opened, fixed for the game.
     variant: str = "base"
+    # The shuffle anyone can check (service/fairness.py): the commitment to the seed the
+    # group saw at the start, and the opening hands as dealt, [[player, [card, card]], ...].
+    commitment: str | None = None
+    deal: list[list[Any]] | None = None
 
     def game_variant(self) -> Variant:
         """The variant this game is (or will be) played with."""

@@ -97,7 +97,11 @@ class StepMessages:
         if not record.turn_events:  # kept by an older record: the message itself
             return "\n".join(record.story)
         return self.planner.final_message(
-            table_of(record), record.game(), record.story, told_of(record), bluffs_of(record)
+            table_of(record, over=True),
+            record.game(),
+            record.story,
+            told_of(record),
+            bluffs_of(record),
         )
 
     def turn_as_it_stands(self, record: GameRecord, game: Game, now_ms: int) -> Edit | None:

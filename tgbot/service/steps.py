@@ -44,6 +44,10 @@ class Table:
     readers: tuple[Reader, ...]  # in seat order
     answers_at_table: bool  # answers to a claim are buttons on the group's turn message
     claims: Mapping[str, Mapping[str, int]]  # the public claim tracker, tallied
+    # The shuffle's commitment, shown at the start, and its seed, given only once the game
+    # is over (it deals every hand): service/fairness.py.
+    commitment: str | None = None
+    seed: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
