@@ -28,7 +28,7 @@ from ..engine import events as ev
 from ..rendering import history as texts
 from ..rendering.i18n import Catalogs, Translator, pick_language
 from ..storage.games import GameTx
-from ..storage.history_store import GLOBAL_SCOPE, HistoryStore, Rated, group_scope
+from ..storage.history_store import GLOBAL_SCOPE, Rated, group_scope
 from ..storage.keys import chat_owner
 from ..storage.store import Store
 from ..storage.updates import Handling
@@ -65,7 +65,7 @@ class History:
         record_ttl_s: int = DEFAULT_RECORD_DAYS * DAY_S,
     ) -> None:
         self.store = store
-        self.records = HistoryStore(store.redis, store.keys.prefix)
+        self.records = store.history
         self.catalogs = catalogs
         self.committed = committed
         self.clock = clock
@@ -109,8 +109,7 @@ class History:
 
         Called in the game's last transaction, after the game was closed (_finish).
         """
-        key = self.records.keys.archive(record.id)
-        tx.keep(key, encode_archive(archive_of(record, game, now_ms)), self.record_ttl_s)
+        tx.keep_archive(encode_archive(archive_of(record, game, now_ms)), self.record_ttl_s)
         # The deadline (closed by _finish) fires at once, to count the game (settle_if_over).
         tx.arm_deadline(now_ms)
 
@@ -217,7 +216,7 @@ class History:
         if game_id and not GAME_ID_SHAPE.fullmatch(game_id):
             raise UserError(Refusal.NO_SUCH_GAME_ID, t.language)
         if not game_id:
-            latest = await self.records.latest_games(self.records.keys.person_games(person.id), 1)
+            latest = await self.records.latest_of_person(person.id, 1)
             if not latest:
                 raise self._none_kept(t)
             game_id = latest[0]
@@ -231,7 +230,7 @@ class History:
     async def replay_for_group(self, origin: Origin, t: Translator) -> None:
         """/replay in a group: the public log of its last finished game."""
         scope = group_scope(origin.chat_id)
-        latest = await self.records.latest_games(self.records.keys.scope_games(scope), 1)
+        latest = await self.records.latest_of_scope(scope, 1)
         archive = await self.records.archive(latest[0]) if latest else None
         if archive is None:
             raise self._none_kept(t)

@@ -93,8 +93,10 @@ class GameTx(Writes):
             self.release_player(user_id)
         self.expire[self.keys.messages(self.game_id)] = FINISHED_TTL_S
 
-    def keep(self, key: str, text: str, ttl_s: int) -> None:
-        """Keep a text beside the game (its archive, say) for `ttl_s` seconds."""
+    def keep_archive(self, text: str, ttl_s: int) -> None:
+        """Keep the finished game's archive (its kept record, JSON) beside it for `ttl_s`
+        seconds, in the game's slot (read back by `HistoryStore.archive`)."""
+        key = self.keys.archive(self.game_id)
         self.set_str[key] = text
         self.expire[key] = ttl_s
 

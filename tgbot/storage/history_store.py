@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
 from .commit import MAX_CAS_ATTEMPTS, Conflict
+from .keys import Keys
 
 GLOBAL_SCOPE = "all"
 
@@ -37,8 +38,9 @@ class HistoryKeys:
     prefix: str = "coup"
 
     def archive(self, game_id: str) -> str:
-        """A finished game's record (JSON), in the game's slot."""
-        return f"{self.prefix}:{{g:{game_id}}}:archive"
+        """A finished game's record (JSON), in the game's slot (written by the game's last
+        transaction, `GameTx.keep_archive`)."""
+        return Keys(self.prefix).archive(game_id)
 
     def ratings(self, scope: str) -> str:
         """Hash: member -> JSON {mu, s(igma), g(ames), w(ins), n(ame)}."""
@@ -195,6 +197,13 @@ class HistoryStore:
         raw = await self.redis.hgetall(self.keys.person(user_id))
         return {k: int(v) for k, v in raw.items()}
 
-    async def latest_games(self, games_key: str, n: int) -> list[str]:
-        """The n most recent games of a person's or a board's list."""
+    async def latest_of_person(self, user_id: int, n: int) -> list[str]:
+        """The n most recent games a person played, newest first."""
+        return await self._latest(self.keys.person_games(user_id), n)
+
+    async def latest_of_scope(self, scope: str, n: int) -> list[str]:
+        """The n most recent games counted on a board, newest first."""
+        return await self._latest(self.keys.scope_games(scope), n)
+
+    async def _latest(self, games_key: str, n: int) -> list[str]:
         return list(await self.redis.zrevrange(games_key, 0, n - 1))

@@ -60,6 +60,10 @@ class Keys:
         """The game record (JSON, with its revision)."""
         return f"{self.prefix}:{{g:{game_id}}}:game"
 
+    def archive(self, game_id: str) -> str:
+        """A finished game's kept record (JSON), in the game's slot."""
+        return f"{self.prefix}:{{g:{game_id}}}:archive"
+
     def outbox(self, owner: str) -> str:
         """List: what a game's steps (or a chat's replies) queued and the sender has not
         taken into its chats' lanes yet (`outbox_lane`)."""

@@ -8,7 +8,8 @@
 - `outboxes` (outbox.py) and `delivery` (delivery.py): queued messages, who delivers them,
   which wait;
 - `windows` (windows.py): the rate windows shared by every process;
-- `prefs` (prefs.py): a person's preferences, a group's settings.
+- `prefs` (prefs.py): a person's preferences, a group's settings;
+- `history` (history_store.py): finished games' records, ratings and stats.
 
 The same code runs on one Redis server and on a Redis Cluster (`clients.open_client`):
 every atomic operation is one Lua script or command on keys of a single slot.
@@ -24,6 +25,7 @@ from .commit import Commits
 from .deadlines import Deadlines
 from .delivery import Delivery
 from .games import Games
+from .history_store import HistoryStore
 from .keys import Keys
 from .outbox import Outboxes
 from .prefs import Prefs
@@ -46,6 +48,7 @@ class Store:
         self.delivery = Delivery(redis, keys)
         self.windows = Windows(redis, keys)
         self.prefs = Prefs(redis, keys)
+        self.history = HistoryStore(redis, keys.prefix)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
