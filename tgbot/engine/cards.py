@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 
@@ -33,7 +33,10 @@ class Action(StrEnum):
 
 
 class Variant(StrEnum):
-    """The game's rules: the base game, or either expansion, or both (VARIANTS.md)."""
+    """The game's rules: the base game, or either expansion, or both (VARIANTS.md).
+
+    A value names the expansions it plays with (`EXPANSIONS`' keys joined by "_"); the
+    values are stored with every game, so they never change."""
 
     BASE = "base"
     INQUISITOR = "inquisitor"
@@ -41,14 +44,19 @@ class Variant(StrEnum):
     REFORMATION_INQUISITOR = "reformation_inquisitor"
 
     @property
+    def expansions(self) -> tuple[Expansion, ...]:
+        """The expansions this variant adds to the base game, in `EXPANSIONS`' order."""
+        return _VARIANT_EXPANSIONS[self]
+
+    @property
     def inquisitor(self) -> bool:
         """True when the Inquisitor replaces the Ambassador."""
-        return self in (Variant.INQUISITOR, Variant.REFORMATION_INQUISITOR)
+        return EXPANSIONS["inquisitor"] in self.expansions
 
     @property
     def reformation(self) -> bool:
         """True when allegiances, the Reserve, Conversion and Embezzlement are in play."""
-        return self in (Variant.REFORMATION, Variant.REFORMATION_INQUISITOR)
+        return EXPANSIONS["reformation"] in self.expansions
 
     @classmethod
     def parse(cls, text: str) -> Variant:
@@ -110,32 +118,59 @@ ACTIONS: dict[Action, ActionSpec] = {
 ACTION_GAIN: dict[Action, int] = {Action.INCOME: 1, Action.FOREIGN_AID: 2, Action.TAX: 3}
 
 
-def _variant_actions(variant: Variant) -> dict[Action, ActionSpec]:
-    table = dict(ACTIONS)
-    if variant.inquisitor:
-        table[Action.EXCHANGE] = ActionSpec(
-            cost=0, claim=Character.INQUISITOR, targeted=False, blockers=()
-        )
-        table[Action.STEAL] = ActionSpec(
-            cost=0,
-            claim=Character.CAPTAIN,
-            targeted=True,
-            blockers=(Character.CAPTAIN, Character.INQUISITOR),
-        )
-        table[Action.EXAMINE] = ActionSpec(
-            cost=0, claim=Character.INQUISITOR, targeted=True, blockers=()
-        )
-    if variant.reformation:
-        # Conversion costs 1 for yourself and 2 for another player (see conversion_cost).
-        table[Action.CONVERT] = ActionSpec(cost=1, claim=None, targeted=True, blockers=())
-        table[Action.EMBEZZLE] = ActionSpec(
-            cost=0, claim=Character.DUKE, targeted=False, blockers=(), inverted=True
-        )
-    return table
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """What one expansion changes in the base game (VARIANTS.md), as data: adding an
+    expansion is one entry of `EXPANSIONS` (and the `Variant` values that name it)."""
+
+    # Characters it swaps in for base ones: the deck, every claim and every block.
+    replaces: tuple[tuple[Character, Character], ...] = ()
+    actions: tuple[tuple[Action, ActionSpec], ...] = ()  # the actions it adds
+    exchange_draw: int | None = None  # the cards Exchange draws, when it changes them
+    # Sides (loyalists and reformists), whose limits the engine applies while divided.
+    allegiances: bool = False
 
 
-# The action table of each variant; VARIANT_ACTIONS[Variant.BASE] is ACTIONS.
-VARIANT_ACTIONS: dict[Variant, dict[Action, ActionSpec]] = {v: _variant_actions(v) for v in Variant}
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """The base game with a variant's expansions applied: its deck, actions and draws."""
+
+    characters: tuple[Character, ...]
+    actions: dict[Action, ActionSpec]
+    exchange_draw: int
+    allegiances: bool
+
+
+# The expansions, in the order they are applied (the action tables keep that order).
+EXPANSIONS: dict[str, Expansion] = {
+    "inquisitor": Expansion(
+        replaces=((Character.AMBASSADOR, Character.INQUISITOR),),
+        actions=(
+            (
+                Action.EXAMINE,
+                ActionSpec(cost=0, claim=Character.INQUISITOR, targeted=True, blockers=()),
+            ),
+        ),
+        exchange_draw=1,
+    ),
+    "reformation": Expansion(
+        actions=(
+            # Conversion costs 1 for yourself and 2 for another player (conversion_cost).
+            (Action.CONVERT, ActionSpec(cost=1, claim=None, targeted=True, blockers=())),
+            (
+                Action.EMBEZZLE,
+                ActionSpec(
+                    cost=0, claim=Character.DUKE, targeted=False, blockers=(), inverted=True
+                ),
+            ),
+        ),
+        allegiances=True,
+    ),
+}
+
+_VARIANT_EXPANSIONS: dict[Variant, tuple[Expansion, ...]] = {
+    v: tuple(x for name, x in EXPANSIONS.items() if name in v.value.split("_")) for v in Variant
+}
 
 CONVERT_SELF_COST = 1
 CONVERT_OTHER_COST = 2
@@ -154,13 +189,6 @@ BASE_CHARACTERS = (
     Character.AMBASSADOR,
     Character.CONTESSA,
 )
-INQUISITOR_CHARACTERS = (
-    Character.DUKE,
-    Character.ASSASSIN,
-    Character.CAPTAIN,
-    Character.INQUISITOR,
-    Character.CONTESSA,
-)
 DECK_SIZE = COPIES_PER_CHARACTER * len(BASE_CHARACTERS)
 TOTAL_COINS = 50
 STARTING_COINS = 2
@@ -168,16 +196,44 @@ CARDS_PER_PLAYER = 2
 FORCED_COUP_COINS = 10
 STEAL_AMOUNT = 2
 EXCHANGE_DRAW = 2
-INQUISITOR_EXCHANGE_DRAW = 1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 
 CHARACTER_ORDER: dict[Character, int] = {c: i for i, c in enumerate(Character)}
 
 
+def compose(expansions: tuple[Expansion, ...]) -> RuleSet:
+    """The base game with `expansions` applied in order."""
+    chars, actions = list(BASE_CHARACTERS), dict(ACTIONS)
+    draw, allegiances = EXCHANGE_DRAW, False
+    for x in expansions:
+        swap = dict(x.replaces)
+        chars = [swap.get(c, c) for c in chars]
+        actions = {
+            a: replace(
+                spec,
+                claim=None if spec.claim is None else swap.get(spec.claim, spec.claim),
+                blockers=tuple(swap.get(b, b) for b in spec.blockers),
+            )
+            for a, spec in actions.items()
+        }
+        actions.update(x.actions)
+        draw = draw if x.exchange_draw is None else x.exchange_draw
+        allegiances = allegiances or x.allegiances
+    return RuleSet(tuple(chars), actions, draw, allegiances)
+
+
+# Each variant's rules, composed once.
+RULE_SETS: dict[Variant, RuleSet] = {v: compose(v.expansions) for v in Variant}
+# The action table of each variant; VARIANT_ACTIONS[Variant.BASE] is ACTIONS.
+VARIANT_ACTIONS: dict[Variant, dict[Action, ActionSpec]] = {
+    v: rules.actions for v, rules in RULE_SETS.items()
+}
+
+
 def characters(variant: Variant = Variant.BASE) -> tuple[Character, ...]:
     """The five characters in this variant's deck."""
-    return INQUISITOR_CHARACTERS if variant.inquisitor else BASE_CHARACTERS
+    return RULE_SETS[variant].characters
 
 
 _FULL_DECKS = {

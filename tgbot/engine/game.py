@@ -15,21 +15,18 @@ from .cards import (
     ACTIONS,
     CARDS_PER_PLAYER,
     CHARACTER_ORDER,
-    EXCHANGE_DRAW,
     FORCED_COUP_COINS,
-    INQUISITOR_EXCHANGE_DRAW,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    RULE_SETS,
     STARTING_COINS,
     STEAL_AMOUNT,
     TOTAL_COINS,
-    VARIANT_ACTIONS,
     Action,
     ActionSpec,
     Allegiance,
     Character,
     Variant,
-    characters,
     conversion_cost,
     full_deck,
     sorted_cards,
@@ -298,7 +295,7 @@ class Game:
         opening: list[ev.Event] = [
             ev.GameStarted(seats=tuple(ids), coins=tuple(p.coins for p in players), first=first)
         ]
-        if variant.reformation:
+        if RULES[variant].allegiances:
             # A fair coin gives the first player's allegiance; the rest alternate in seat
             # order from the first player.
             side = Allegiance.LOYALIST if rng.randrange(2) == 0 else Allegiance.REFORMIST
@@ -373,7 +370,7 @@ class Game:
 
     def divided(self) -> bool:
         """Reformation: True while the living players include both allegiances."""
-        if not self._rules.reformation:
+        if not self._rules.allegiances:
             return False
         first: Allegiance | None = None
         for p in self.players:
@@ -387,7 +384,7 @@ class Game:
     def may_target(self, actor: PlayerState, target: PlayerState) -> bool:
         """Reformation: False when the table is divided and both share an allegiance."""
         return not (
-            self._rules.reformation and target.allegiance is actor.allegiance and self.divided()
+            self._rules.allegiances and target.allegiance is actor.allegiance and self.divided()
         )
 
     def action_spec(self, action: Action) -> ActionSpec:
@@ -464,21 +461,21 @@ class Game:
         at = self._aimed_at
         opponents = [p for p in self._others[me.id] if p.hidden]
         rivals = opponents
-        if rules.reformation and self.divided():
+        if rules.allegiances and self.divided():
             rivals = [p for p in opponents if p.allegiance is not me.allegiance]
         if coins >= FORCED_COUP_COINS:
             return [at[p.id].coup for p in rivals]
         options: list[Decision] = list(_UNTARGETED)
-        if rules.reformation and self.reserve > 0:
+        if rules.allegiances and self.reserve > 0:
             options.append(take(Action.EMBEZZLE))
         if coins >= COUP_COST:
             options += [at[p.id].coup for p in rivals]
         if coins >= ASSASSINATE_COST:
             options += [at[p.id].assassinate for p in rivals]
         options += [at[p.id].steal for p in rivals if p.coins]
-        if rules.inquisitor:
+        if rules.examine:
             options += [at[p.id].examine for p in rivals]
-        if rules.reformation and coins >= 1:
+        if rules.allegiances and coins >= 1:
             options.append(at[me.id].convert)
             if coins >= 2:
                 options += [at[p.id].convert for p in opponents]
@@ -491,7 +488,7 @@ class Game:
         turn = self.turn
         self.phase = Phase.ACTION_WINDOW
         turn.waiting = [p.id for p in self._after[turn.actor] if p.hidden]
-        if self._rules.reformation and turn.action is Action.FOREIGN_AID and self.divided():
+        if self._rules.allegiances and turn.action is Action.FOREIGN_AID and self.divided():
             # While divided, only the other allegiance may block Foreign Aid.
             side = self._by_id[turn.actor].allegiance
             turn.waiting = [pid for pid in turn.waiting if self._by_id[pid].allegiance is not side]
@@ -718,7 +715,7 @@ class Game:
             raise IllegalDecision(Reason.BAD_TARGET, "the target must be a living opponent")
         if target.coins == 0 and action is Action.STEAL:
             raise IllegalDecision(Reason.BAD_TARGET, "you cannot steal from a player with 0 coins")
-        if self._rules.reformation and not self.may_target(me, target):
+        if self._rules.allegiances and not self.may_target(me, target):
             raise IllegalDecision(
                 Reason.SAME_ALLEGIANCE, "while the table is divided, target the other allegiance"
             )
@@ -754,7 +751,7 @@ class Game:
 
     def _declare(self, decision: TakeAction, out: list[ev.Event]) -> None:
         action = decision.action
-        if self._rules.reformation and action is Action.CONVERT:
+        if self._rules.allegiances and action is Action.CONVERT:
             self._convert(decision, out)
             return
         spec = self._rules.actions[action]
@@ -1142,27 +1139,28 @@ def _response_options(
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """What differs between the variants, worked out once per variant."""
+    """A variant's rules as the state machine reads them, worked out once per variant
+    from its composed rule set (`cards.RULE_SETS`: the base game plus its expansions)."""
 
     actions: dict[Action, ActionSpec]
     # What a responder may answer, by window, action and whether they are its target.
     responses: dict[tuple[Phase, Action, bool], tuple[Decision, ...]]
     characters: frozenset[Character]  # the deck's five characters
-    inquisitor: bool
-    reformation: bool
+    examine: bool  # Examine is a turn's option
+    allegiances: bool  # sides, and their limits while the table is divided
     exchange_draw: int
 
 
 RULES: dict[Variant, Rules] = {
     v: Rules(
-        actions=VARIANT_ACTIONS[v],
-        responses=_response_options(VARIANT_ACTIONS[v]),
-        characters=frozenset(characters(v)),
-        inquisitor=v.inquisitor,
-        reformation=v.reformation,
-        exchange_draw=INQUISITOR_EXCHANGE_DRAW if v.inquisitor else EXCHANGE_DRAW,
+        actions=rules.actions,
+        responses=_response_options(rules.actions),
+        characters=frozenset(rules.characters),
+        examine=Action.EXAMINE in rules.actions,
+        allegiances=rules.allegiances,
+        exchange_draw=rules.exchange_draw,
     )
-    for v in Variant
+    for v, rules in RULE_SETS.items()
 }
 
 # A hand of one or two face-down cards, in any order -> the cards one may turn up.
