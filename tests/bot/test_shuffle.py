@@ -10,6 +10,10 @@ from typing import Any
 
 from tests.deploy.cli import bot_env, run_cli
 from tests.telegram_sim.harness import Harness, running_bot
+from tgbot.config import DEFAULT_LOCALES
+from tgbot.engine import Variant
+from tgbot.rendering import guide
+from tgbot.rendering.i18n import Catalogs
 from tgbot.service.fairness import verify
 from tgbot.storage.history_store import HistoryStore
 
@@ -110,3 +114,25 @@ async def test_replay_shows_the_seed_and_how_to_check_it(redis_server_url: str) 
         got = "\n".join(m.text for m in h.sim.messages(person.id)[before:])
         assert f"echo -n '{game_id}:{seed}' | sha256sum" in got
         assert code in got and str(seed) in got
+
+
+def test_rules_point_to_help_which_says_how_to_check_in_one_message_each() -> None:
+    catalogs = Catalogs(DEFAULT_LOCALES)
+    for lang in ("ka", "en"):
+        t = catalogs.get(lang)
+        pointer = t.gettext("🔐 How to check the shuffle: /help")
+        for variant in Variant:
+            rules = guide.rules_for(t, variant)
+            assert rules.endswith("\n" + pointer), (lang, variant)
+            assert len(rules.encode("utf-16-le")) // 2 <= 4096, (lang, variant)
+        assert guide.shuffle_help(t) in guide.help_text(t, [], [])
+        assert "SHA-256" in guide.shuffle_help(t) and "/replay" in guide.shuffle_help(t)
+
+
+def test_a_game_kept_before_the_commitment_is_checked_by_its_replay_alone() -> None:
+    fixtures = Path(__file__).resolve().parents[1] / "history" / "fixtures"
+    for line in (fixtures / "records_e20ae7b.jsonl").read_text().splitlines():
+        archive = json.loads(line)
+        verdict = verify(archive)
+        assert verdict.ok and verdict.commitment_ok is None and verdict.deal_ok is None
+        assert not verify(dict(archive, seed=archive["seed"] + 1)).ok  # another game
