@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 from tests.bot.play import open_and_start, players
@@ -20,7 +21,10 @@ async def test_a_player_sees_their_cards_and_the_table(redis_server_url: str) ->
         users = players(3)
         game_id = await open_and_start(h, users)
         record = await h.record(game_id)
-        assert record is not None
+        # The turn's deadline runs from its prompt's delivery: wait for that to be known.
+        while record is None or record.delivered != record.context:
+            await asyncio.sleep(0.01)
+            record = await h.record(game_id)
         game = record.game()
         actor = game.awaiting().players[0]
         for u in users:
