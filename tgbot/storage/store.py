@@ -10,6 +10,7 @@
 - `windows` (windows.py): the rate windows shared by every process;
 - `prefs` (prefs.py): a person's preferences, a group's settings;
 - `history` (history_store.py): finished games' records, ratings and stats.
+- `app` (app.py): the Mini App's requests, throttle and game channels.
 
 The same code runs on one Redis server and on a Redis Cluster (`clients.open_client`):
 every atomic operation is one Lua script or command on keys of a single slot.
@@ -20,6 +21,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from .app import AppStore
 from .clients import is_cluster
 from .commit import Commits
 from .deadlines import Deadlines
@@ -49,6 +51,7 @@ class Store:
         self.windows = Windows(redis, keys)
         self.prefs = Prefs(redis, keys)
         self.history = HistoryStore(redis, keys.prefix)
+        self.app = AppStore(redis, keys)
 
     async def ping(self) -> bool:
         """True when Redis answers."""
