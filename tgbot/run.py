@@ -30,6 +30,7 @@ from .logs import redact_secrets
 from .startup import CONFIG_EXIT, StartupError, listen_socket
 from .telegram.answers import CallbackAnswer
 from .telegram.webhook import build_webhook_app
+from .webapp.page import page_routes
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,13 @@ def _app(
         return runtime().bot
 
     return build_webhook_app(
-        bot, process, healthy, config.webhook_secret, config.webhook_path, lifespan
+        bot,
+        process,
+        healthy,
+        config.webhook_secret,
+        config.webhook_path,
+        lifespan,
+        routes=page_routes(),
     )
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from telegram import Bot, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
@@ -33,13 +33,15 @@ def build_webhook_app(
     secret: str | None,
     path: str,
     lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
+    routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """An ASGI app that answers only after the update's step is committed; it also serves
     GET /healthz and the Prometheus metrics at GET /metrics.
 
     `bot` gives the process's one bot object, which the updates are decoded with.
     A button press's answer rides in the response body (Telegram runs the method it names),
-    which saves the bot one request per press.
+    which saves the bot one request per press. `routes` are served beside them (the Mini
+    App's page and API).
     """
 
     async def telegram(request: Request) -> Response:
@@ -123,6 +125,7 @@ def build_webhook_app(
             Route(path, telegram, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
+            *routes,
         ],
         lifespan=lifespan,
     )
