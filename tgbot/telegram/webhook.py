@@ -36,12 +36,11 @@ def build_webhook_app(
     routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """An ASGI app that answers only after the update's step is committed; it also serves
-    GET /healthz and the Prometheus metrics at GET /metrics.
+    GET /healthz, the Prometheus metrics at GET /metrics, and `routes` (the Mini App's).
 
     `bot` gives the process's one bot object, which the updates are decoded with.
     A button press's answer rides in the response body (Telegram runs the method it names),
-    which saves the bot one request per press. `routes` are served beside them (the Mini
-    App's page and API).
+    which saves the bot one request per press.
     """
 
     async def telegram(request: Request) -> Response:

@@ -197,9 +197,10 @@
     view = next;
     var t = next.texts;
     document.documentElement.lang = next.lang;
+    $("app").dataset.revision = next.revision; // which state is drawn (the tests wait on it)
     document.title = next.title;
     $("title").textContent = next.title;
-    $("phase").textContent = next.phase;
+    $("app").dataset.phase = next.phase; // a code (turn, response, over...), not words
     drawOver(next, t);
     drawAct(next, t);
     drawHand(next, t);
@@ -357,6 +358,8 @@
   if (tg) {
     tg.ready();
     tg.expand();
+    if (tg.setHeaderColor) tg.setHeaderColor("secondary_bg_color");
+    if (tg.setBackgroundColor) tg.setBackgroundColor("secondary_bg_color");
     theme();
     tg.onEvent("themeChanged", theme);
     if (tg.BackButton) tg.BackButton.onClick(function () { openFull(false); });
