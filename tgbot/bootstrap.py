@@ -265,6 +265,7 @@ class Runtime:
         # Deliveries still running stay queued in Redis if cut short: another process (or
         # this one after a restart) sends them, so shutdown need not wait long for them.
         await self.deliveries.drain(SHUTDOWN_DRAIN_S)
+        await self.service.store.app.events.close()  # the Mini App's game channels
         await self.bot.shutdown()
         await self.redis.aclose()
         if self.embedded is not None:

@@ -100,6 +100,8 @@ class Config:
     startup_wait_s: int = 10  # how long a start keeps trying to reach Redis and Telegram
     metrics_port: int = 0  # polling mode's /metrics port (0: none); webhook mode uses PORT
     record_days: int = DEFAULT_RECORD_DAYS  # how long a finished game's record is kept
+    # How old a Mini App's signed initData may be (WEBAPP_AUTH_MAX_AGE, seconds).
+    webapp_auth_max_age_s: int = 86400
 
     @property
     def record_ttl_s(self) -> int:
@@ -190,4 +192,7 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         startup_wait_s=_int(env, "STARTUP_WAIT_SECONDS", defaults.startup_wait_s, 0, 600),
         metrics_port=_int(env, "METRICS_PORT", defaults.metrics_port, 0, HIGHEST_PORT),
         record_days=_int(env, "RECORD_DAYS", defaults.record_days, 1, 3650),
+        webapp_auth_max_age_s=_int(
+            env, "WEBAPP_AUTH_MAX_AGE", defaults.webapp_auth_max_age_s, 60, 30 * 86400
+        ),
     )

@@ -27,10 +27,11 @@ from telegram.ext import Application, ContextTypes, ExtBot, TypeHandler
 from .bootstrap import Runtime
 from .config import Config
 from .logs import redact_secrets
+from .service.game_service import GameService
 from .startup import CONFIG_EXIT, StartupError, listen_socket
 from .telegram.answers import CallbackAnswer
 from .telegram.webhook import build_webhook_app
-from .webapp.page import page_routes
+from .webapp import routes as webapp_routes
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,8 @@ def _app(
     lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
 ) -> Starlette:
     """The one webhook app: updates go to (and are decoded with the bot of) `runtime()`,
-    the process's one runtime, asked for at each request."""
+    the process's one runtime, asked for at each request; the Mini App's routes call its
+    service."""
 
     async def process(update: Update) -> CallbackAnswer | None:
         return await runtime().process(update)
@@ -69,6 +71,9 @@ def _app(
     def bot() -> ExtBot[Any]:
         return runtime().bot
 
+    def service() -> GameService:
+        return runtime().service
+
     return build_webhook_app(
         bot,
         process,
@@ -76,7 +81,7 @@ def _app(
         config.webhook_secret,
         config.webhook_path,
         lifespan,
-        routes=page_routes(),
+        webapp_routes(service, config),
     )
 
 

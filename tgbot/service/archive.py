@@ -135,6 +135,20 @@ class Replayed:
 
 def replay(archive: dict[str, Any]) -> Replayed:
     """Rebuild a game from its archive with the engine; DoesNotReplay if the result differs."""
+    done = rebuild(archive)
+    game = done.game
+    if (
+        not game.over
+        or game.winner != archive.get("winner")
+        or fingerprint(game) != archive.get("digest")
+    ):
+        raise DoesNotReplay(f"game {archive.get('id')} rebuilds to another result")
+    return done
+
+
+def rebuild(archive: dict[str, Any]) -> Replayed:
+    """Rebuild a game, finished or not, from its archive with the engine, step by step;
+    DoesNotReplay if a move does not apply (the caller compares the result)."""
     if archive.get("v") != ARCHIVE_SCHEMA:
         raise DoesNotReplay(f"game {archive.get('id')}: unknown record schema {archive.get('v')!r}")
     try:
@@ -176,12 +190,6 @@ def replay(archive: dict[str, Any]) -> Replayed:
             done.steps.append(events)
     except (IllegalDecision, codes.BadCode, KeyError, ValueError, TypeError, IndexError) as err:
         raise DoesNotReplay(f"game {archive.get('id')}: {err}") from None
-    if (
-        not game.over
-        or game.winner != archive.get("winner")
-        or fingerprint(game) != archive.get("digest")
-    ):
-        raise DoesNotReplay(f"game {archive.get('id')} rebuilds to another result")
     return done
 
 

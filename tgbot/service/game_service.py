@@ -18,6 +18,7 @@ from ..engine import SEED_BITS
 from ..rendering.i18n import Catalogs
 from ..storage.commit import Duplicate  # noqa: F401  (a second delivery of an update)
 from ..storage.store import Store
+from .app import AppRoom
 from .core import (  # noqa: F401  (the names the Telegram layer and tests import from here)
     AdminCheck,
     GameSteps,
@@ -88,6 +89,7 @@ class GameService:
         play = PlayRoom(steps, prefs, lobby)
         deadlines = DeadlineRoom(steps, lobby)
         queries = QueryRoom(steps, prefs)
+        app = AppRoom(steps, play)
         # Languages and settings.
         self.person_language = prefs.person_language
         self.translator_for = prefs.translator_for
@@ -111,6 +113,9 @@ class GameService:
         self.chat_migrated = lobby.chat_migrated
         # Presses of game buttons.
         self.press = play.press
+        # The Mini App.
+        self.app_view = app.app_view
+        self.app_decide = app.app_decide
         # Deadlines.
         self.fire_deadline = deadlines.fire_deadline
         self.prompt_delivered = deadlines.prompt_delivered

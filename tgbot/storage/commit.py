@@ -106,6 +106,11 @@ for _, op in ipairs(spec.ops) do
   elseif name == 'hincr' then redis.call('HINCRBY', key, op[3], op[4])
   elseif name == 'zincr' then redis.call('ZINCRBY', key, op[4], op[3])
   elseif name == 'call' then redis.call(op[3], key, unpack(op[4]))
+  elseif name == 'publish' then
+    -- Sharded pub/sub on Redis 7 (a cluster delivers it on the channel's shard only);
+    -- Redis 6 has no SPUBLISH: plain PUBLISH, heard by SUBSCRIBE (storage/app.py).
+    local sent = redis.pcall('SPUBLISH', key, op[3])
+    if type(sent) == 'table' and sent.err then redis.call('PUBLISH', key, op[3]) end
   elseif name == 'release' then
     if redis.call('GET', key) == op[3] then redis.call('DEL', key) end
   elseif name == 'due' then

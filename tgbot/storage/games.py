@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from .commit import Commits
 from .keys import Keys
-from .plan import Writes
+from .plan import Writes, dumps
 from .updates import Handling
 
 DAY_S = 24 * 3600
@@ -48,6 +48,10 @@ class GameTx(Writes):
         key = self.keys.game(record.id)
         self.set_json[key] = record.to_dict()
         self.expire[key] = FINISHED_TTL_S if record.status in FINISHED else RECORD_TTL_S
+        # Said in the commit's own script: a page listening on any process hears it.
+        self.publish[self.keys.game_events(record.id)] = dumps(
+            {"game": record.id, "revision": record.rev}
+        )
 
     def claim_chat(self, chat_id: int) -> None:
         """Make this game the group's open game (an index that stays unique: claimed

@@ -145,3 +145,16 @@ class Keys:
     def throttle(self, user_id: int) -> str:
         """Counts one person's recent updates."""
         return f"{self.prefix}:throttle:{user_id}"
+
+    def game_events(self, game_id: str) -> str:
+        """The (sharded) pub/sub channel a game's record's new revisions are published on,
+        in its game's slot."""
+        return f"{self.prefix}:{{g:{game_id}}}:events"
+
+    def app_request(self, user_id: int, request_id: str) -> str:
+        """A Mini App decision's request id and, once known, its answer (exactly once)."""
+        return f"{self.prefix}:app:{user_id}:req:{request_id}"
+
+    def app_throttle(self, user_id: int) -> str:
+        """Counts one person's recent Mini App requests."""
+        return f"{self.prefix}:app:{user_id}:throttle"

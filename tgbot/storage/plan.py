@@ -42,6 +42,14 @@ end
 return 1
 """
 
+# Publish ARGV[1] on the channel KEYS[1]: sharded (SPUBLISH) where Redis has it (7 and
+# later), else plain PUBLISH; storage/app.py subscribes the same way.
+PUBLISH = """
+local sent = redis.pcall('SPUBLISH', KEYS[1], ARGV[1])
+if type(sent) == 'table' and sent.err then return redis.call('PUBLISH', KEYS[1], ARGV[1]) end
+return sent
+"""
+
 Call = tuple[str, list[str], list[Any]]  # (command or script text, keys, args)
 
 
@@ -60,6 +68,8 @@ class Writes:
     hincr: list[tuple[str, str, int]] = field(default_factory=list)
     zincr: list[tuple[str, str, int]] = field(default_factory=list)
     hset: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Sharded pub/sub messages published with the commit: channel -> message (the last).
+    publish: dict[str, str] = field(default_factory=dict)
 
     def send(self, game_id: str, op: dict[str, Any]) -> None:
         """Queue one delivery in the game's outbox (with an id, so each entry is unique,
@@ -216,6 +226,12 @@ def plan_writes(
             plan.ops.append(["hset", plan.ki(key), flat])
         else:
             plan.counts.append(("HSET", [key, *flat]))
+    for channel, message in writes.publish.items():
+        # Published by the commit's script when the channel is in its slot (a game's is).
+        if plan.local(channel):
+            plan.ops.append(["publish", plan.ki(channel), message])
+        else:
+            plan.post.append((PUBLISH, [channel], [message]))
     return plan
 
 
@@ -244,6 +260,8 @@ def single_spec(keys: Keys, plan: Plan) -> dict[str, Any]:
             after.append(["deadline", plan.ki(on[0]), revs, *[str(a) for a in args]])
         elif command == RELEASE:
             after.append(["release", plan.ki(on[0]), str(args[0])])
+        elif command == PUBLISH:
+            after.append(["publish", plan.ki(on[0]), str(args[0])])
         else:
             after.append(["call", plan.ki(on[0]), command, [str(a) for a in args]])
     for command, args in plan.counts:

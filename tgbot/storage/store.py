@@ -8,7 +8,8 @@
 - `outboxes` (outbox.py) and `delivery` (delivery.py): queued messages, who delivers them,
   which wait;
 - `windows` (windows.py): the rate windows shared by every process;
-- `prefs` (prefs.py): a person's preferences, a group's settings.
+- `prefs` (prefs.py): a person's preferences, a group's settings;
+- `app` (app.py): the Mini App's requests, throttle and game channels.
 
 The same code runs on one Redis server and on a Redis Cluster (`clients.open_client`):
 every atomic operation is one Lua script or command on keys of a single slot.
@@ -19,6 +20,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from .app import AppStore
 from .clients import is_cluster
 from .commit import Commits
 from .deadlines import Deadlines
@@ -46,6 +48,7 @@ class Store:
         self.delivery = Delivery(redis, keys)
         self.windows = Windows(redis, keys)
         self.prefs = Prefs(redis, keys)
+        self.app = AppStore(redis, keys)
 
     async def ping(self) -> bool:
         """True when Redis answers."""

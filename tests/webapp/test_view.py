@@ -1,0 +1,95 @@
+"""GET /app/api/view: what each user may know, in their language, signed by Telegram."""
+
+from __future__ import annotations
+
+from tests.bot.play import open_and_start, players
+from tests.telegram_sim.harness import TgUser, running_bot
+from tgbot.engine import view_of
+
+from .client import Page, base_url, init_data
+
+
+async def test_a_player_sees_their_cards_and_the_table(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        game_id = await open_and_start(h, users)
+        record = await h.record(game_id)
+        assert record is not None
+        game = record.game()
+        actor = game.awaiting().players[0]
+        for u in users:
+            shown = await Page(h, u).shown()  # their current game
+            assert shown["game"] == game_id and shown["revision"] == record.rev
+            assert shown["lang"] == "ka" and shown["phase"] == "turn"
+            mine = view_of(game, u.id)
+            assert [c["character"] for c in shown["me"]["cards"]] == [
+                c.value for c in mine.my_cards
+            ]
+            assert shown["me"]["seated"] and not shown["me"]["out"]
+            assert shown["me"]["coins"] == 2
+            names = {p.id: p.first_name for p in users}
+            seats = [p.id for p in game.players]  # in seat order
+            assert [s["name"] for s in shown["seats"]] == [names[p] for p in seats]
+            assert [s["face_down"] for s in shown["seats"]] == [2, 2, 2]
+            assert [s["turn"] for s in shown["seats"]] == [p == actor for p in seats]
+            assert [s["me"] for s in shown["seats"]] == [p == u.id for p in seats]
+            assert shown["deadline_ms"] == record.deadline_ms
+            # The actor's decisions are the turn prompt's, with the chat's labels.
+            codes = [d["code"] for d in shown["decisions"]]
+            if u.id == actor:
+                assert "i" in codes and "x" in codes
+                income = next(d for d in shown["decisions"] if d["code"] == "i")
+                assert income["label"] == h.tr("💰 Income")
+            else:
+                assert codes == []
+            assert shown["texts"]["your_cards"] == h.tr("🂠 Your cards")
+            assert shown["waiting_for"] == [next(p.first_name for p in users if p.id == actor)]
+
+
+async def test_a_spectator_sees_the_public_view_in_english(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(2)
+        game_id = await open_and_start(h, users)
+        watcher = TgUser(555, "Watcher", "en")
+        page = Page(h, watcher)
+        assert (await page.view()).status_code == 404  # no game of their own
+        assert (await page.view()).json() == {"error": "no game"}
+        shown = await page.shown(game_id)
+        assert shown["lang"] == "en"
+        assert shown["me"] == {
+            "id": 555,
+            "seated": False,
+            "out": False,
+            "coins": None,
+            "side": None,
+            "side_label": None,
+            "cards": [],
+        }
+        assert shown["decisions"] == []
+        assert shown["texts"]["spectator"] == h.tr(
+            "👀 You are watching: you see what everyone sees.", "en"
+        )
+        assert all(s["face_up"] == [] and s["face_down"] == 2 for s in shown["seats"])
+
+
+async def test_forged_tampered_or_expired_calls_are_refused(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(2)
+        game_id = await open_and_start(h, users)
+        url = base_url(h) + "/app/api/view"
+        signed = init_data(h, users[0])
+        cases = {
+            "": "no init data",
+            init_data(h, users[0], token="999:OTHER-bot"): "bad signature",
+            signed.replace("Player0", "Player1"): "bad signature",
+            init_data(h, users[0], age_s=2 * 86400): "expired",
+        }
+        for data, reason in cases.items():
+            response = await h.http.get(
+                url, params={"game": game_id}, headers={"Authorization": f"tma {data}".strip()}
+            )
+            assert response.status_code == 401, data
+            assert response.json() == {"error": reason}
+        headers = {"Authorization": f"tma {signed}"}
+        ok = await h.http.get(url, params={"game": game_id}, headers=headers)
+        assert ok.status_code == 200

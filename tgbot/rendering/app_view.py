@@ -1,0 +1,241 @@
+"""The Mini App's view of a game (JSON for the page), in the reader's language.
+
+What it shows comes from `view_of` for the reader (a seated player still in the game) or
+the public view (spectators and players who are out): the same check as the chat's texts.
+The page escapes every string; names travel as plain text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import (
+    VARIANT_ACTIONS,
+    Action,
+    Allegiance,
+    Character,
+    Decision,
+    PlayerView,
+    TakeAction,
+    Variant,
+)
+from ..engine import events as ev
+from ..service import callbacks
+from .history import bluff_summary, claims_text
+from .i18n import N_, Translator
+from .prompting import convert_label
+from .tabletop import final_text
+from .texts import (
+    ALLEGIANCE_NAMES,
+    Names,
+    action_name,
+    character_name,
+    describe,
+    told,
+    variant_name,
+)
+from .ui import ACTION_BUTTONS, ALLEGIANCE_MARKS, decision_label
+
+LOG_LINES = 80  # the log's latest lines the page gets
+NONE = "—"
+
+# The page's own words (msgids), rendered for each view.
+PAGE_TEXTS: dict[str, str] = {
+    "your_cards": N_("🂠 Your cards"),
+    "table": N_("🪑 The table"),
+    "log": N_("📜 The game so far"),
+    "claims": N_("🗣 Claims"),
+    "waiting": N_("⏳ Waiting for"),
+    "out": N_("💀 You are out of this game: you see what everyone sees."),
+    "spectator": N_("👀 You are watching: you see what everyone sees."),
+    "play_again": N_("🆕 Play again"),
+    "replay": N_("📜 Replay"),
+    "seconds": N_("{seconds} s"),
+    "refused": N_("Not accepted."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What the page is told about a game besides the engine's view: kept in its record."""
+
+    game_id: str
+    revision: int
+    status: str  # lobby, playing, over, cancelled
+    variant: Variant
+    names: Names
+    deadline_ms: int | None
+    claims: Mapping[str, Mapping[str, int]]
+    steps: Sequence[Sequence[ev.Event]]  # every step's events so far ([] if unknown)
+    turn_events: Sequence[ev.Event]  # the current turn's public events
+    bluffs: Sequence[tuple[int, Character, int, bool]] | None = None
+
+
+def app_view(
+    t: Translator, facts: GameFacts, view: PlayerView | None, reader: int, seated: bool
+) -> dict[str, Any]:
+    """The page's JSON: `view` is what the reader may know (`view.viewer` the reader when
+    they play on, None for the public view); None while the game is a lobby."""
+    names = facts.names
+    viewer = None if view is None else view.viewer
+    me_seat = None
+    if view is not None and seated:
+        me_seat = next((s for s in view.seats if s.id == reader), None)
+    out = seated and me_seat is not None and not me_seat.alive and view is not None
+    cards: list[dict[str, str]] = []
+    if view is not None and viewer == reader:
+        cards = [card(t, c, facts.variant) for c in view.my_cards]
+    seats: list[dict[str, Any]] = []
+    if view is not None:
+        for s in view.seats:
+            seats.append(
+                {
+                    "id": s.id,
+                    "name": names.get(s.id, str(s.id)),
+                    "coins": s.coins,
+                    "face_down": s.cards_down,
+                    "face_up": [character_name(t, c) for c in s.revealed],
+                    "side": None if s.allegiance is None else s.allegiance.value,
+                    "side_label": side_label(t, s.allegiance),
+                    "out": not s.alive,
+                    "turn": s.id == view.actor and view.winner is None,
+                    "me": s.id == reader,
+                }
+            )
+    else:
+        seats = [
+            {
+                "id": pid,
+                "name": name,
+                "coins": 0,
+                "face_down": 0,
+                "face_up": [],
+                "side": None,
+                "side_label": None,
+                "out": False,
+                "turn": False,
+                "me": pid == reader,
+            }
+            for pid, name in names.items()
+        ]
+    awaiting = view.awaiting if view is not None else None
+    mine = (
+        view is not None and viewer == reader and reader in (awaiting.players if awaiting else ())
+    )
+    return {
+        "game": facts.game_id,
+        "revision": facts.revision,
+        "lang": t.language,
+        "variant": facts.variant.value,
+        "phase": phase(facts.status, view),
+        "title": t.gettext("🎲 Coup · {variant}").format(variant=variant_name(t, facts.variant)),
+        "me": {
+            "id": reader,
+            "seated": seated,
+            "out": out,
+            "coins": None if me_seat is None else me_seat.coins,
+            "side": None
+            if me_seat is None or me_seat.allegiance is None
+            else me_seat.allegiance.value,
+            "side_label": None if me_seat is None else side_label(t, me_seat.allegiance),
+            "cards": cards,
+        },
+        "seats": seats,
+        "reserve": view.reserve if view is not None and facts.variant.reformation else None,
+        "deck": 0 if view is None else view.deck_size,
+        "claim": claim_line(t, facts, view),
+        "waiting_for": [names.get(p, str(p)) for p in (awaiting.players if awaiting else ())],
+        "deadline_ms": facts.deadline_ms if facts.status == "playing" else None,
+        "decisions": decisions(t, view, names) if mine and view is not None else [],
+        "log": log_lines(t, facts.steps, names, viewer),
+        "claims": claims_text(t, facts.claims, names).split("\n"),
+        "over": over(t, facts, view),
+        "texts": {key: t.gettext(msgid) for key, msgid in PAGE_TEXTS.items()},
+    }
+
+
+def card(t: Translator, character: Character, variant: Variant) -> dict[str, str]:
+    """One face-down card: its character, what it lets you do and what it blocks."""
+    table = VARIANT_ACTIONS[variant]
+    does = [a for a, spec in table.items() if spec.claim is character and not spec.inverted]
+    blocks = [a for a, spec in table.items() if character in spec.blockers]
+    return {
+        "character": character.value,
+        "name": character_name(t, character),
+        "does": _actions(t, does),
+        "blocks": _actions(t, blocks),
+    }
+
+
+def _actions(t: Translator, actions: Iterable[Action]) -> str:
+    return ", ".join(action_name(t, a) for a in actions) or NONE
+
+
+def side_label(t: Translator, side: Allegiance | None) -> str | None:
+    """A side's mark and name ("🔵 Loyalist")."""
+    if side is None:
+        return None
+    return f"{ALLEGIANCE_MARKS[side]} {t.gettext(ALLEGIANCE_NAMES[side])}"
+
+
+def phase(status: str, view: PlayerView | None) -> str:
+    """lobby, over, cancelled, or what the game waits for (turn, response, lose_card, ...)."""
+    if status != "playing" or view is None:
+        return status
+    if view.winner is not None or view.awaiting.kind is None:
+        return "over"
+    return view.awaiting.kind.value
+
+
+def decisions(t: Translator, view: PlayerView, names: Names) -> list[dict[str, str]]:
+    """The reader's legal decisions, coded as the chat's buttons and labelled as they are
+    (a targeted action: its button's label and the target's name)."""
+    seats = [s.id for s in view.seats]
+    out: list[dict[str, str]] = []
+    for d in view.legal:
+        out.append({"code": callbacks.encode_decision(d, seats), "label": label(t, d, view, names)})
+    return out
+
+
+def label(t: Translator, d: Decision, view: PlayerView, names: Names) -> str:
+    """A decision's button label; a targeted action names its action and its target."""
+    if isinstance(d, TakeAction) and d.target is not None:
+        if d.action is Action.CONVERT and view.viewer is not None:
+            return convert_label(t, d, view.viewer, names)
+        return f"{ACTION_BUTTONS[d.action](t)} → {decision_label(t, d, names)}"
+    return decision_label(t, d, names)
+
+
+def claim_line(t: Translator, facts: GameFacts, view: PlayerView | None) -> str | None:
+    """The claim being answered (the turn's last action or block), while one is."""
+    if view is None or view.awaiting.window is None:
+        return None
+    for e in reversed(facts.turn_events):
+        if isinstance(e, (ev.ActionDeclared, ev.BlockDeclared)):
+            return describe(e, t, facts.names, view.viewer)
+    return None
+
+
+def log_lines(
+    t: Translator, steps: Sequence[Sequence[ev.Event]], names: Names, viewer: int | None
+) -> list[str]:
+    """The game as the reader may know it: public events, and their own private ones."""
+    lines = [
+        line
+        for events in steps
+        for e in told(events)
+        if not isinstance(e, ev.ResponsePassed) and (line := describe(e, t, names, viewer))
+    ]
+    return lines[-LOG_LINES:]
+
+
+def over(t: Translator, facts: GameFacts, view: PlayerView | None) -> dict[str, str] | None:
+    """Once the game is over: the winner, every card and who bluffed."""
+    if view is None or view.winner is None:
+        return None
+    text = final_text(t, view, facts.names)
+    if facts.bluffs is not None:
+        text += "\n\n" + bluff_summary(t, facts.bluffs, facts.names)
+    return {"winner": facts.names.get(view.winner, str(view.winner)), "text": text}

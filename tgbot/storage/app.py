@@ -1,0 +1,192 @@
+"""The Mini App's keys: its requests' answers (a decision applied once per request id),
+its per-person throttle, and the game channels its pages listen to (`EventHub`).
+
+A game's new revisions are published by the commit that makes them (`GameTx.save`,
+SPUBLISH in the commit's script on the game's slot). One process keeps one sharded pub/sub
+connection (one per node on a cluster) for every page it serves, and hands each message to
+the pages of that game: it keeps who listens, never a game's state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from redis.asyncio.cluster import RedisCluster
+
+from .keys import Keys
+
+log = logging.getLogger(__name__)
+
+PENDING = "pending"
+REQUEST_TTL_S = 24 * 3600  # a page retries a decision within minutes; a day is plenty
+LISTEN_POLL_S = 1.0  # how long one read of the channels waits before looking again
+RESTART_PAUSE_S = 0.5  # after the connection failed, before listening again
+RESET = -1  # told to every page when messages may have been missed: read the record
+
+
+class AppStore:
+    """The Mini App's requests and throttle, and the process's `EventHub`."""
+
+    def __init__(self, redis: Any, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.events = EventHub(redis, keys)
+
+    async def hit(self, user_id: int, window_s: int) -> int:
+        """Count one request of a person in the current window; return the count."""
+        key = self.keys.app_throttle(user_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window
+        pipe.incr(key)
+        _, count = await pipe.execute()
+        return int(count)
+
+    async def claim_request(self, user_id: int, request_id: str) -> dict[str, Any] | None:
+        """Take a request id for its first handling (None), or what its first handling
+        answered ({"pending": true} while it is still being handled)."""
+        key = self.keys.app_request(user_id, request_id)
+        if await self.redis.set(key, PENDING, nx=True, ex=REQUEST_TTL_S):
+            return None
+        stored = await self.redis.get(key)
+        if stored is None or stored == PENDING:
+            return {"pending": True}
+        answer: dict[str, Any] = json.loads(stored)
+        return answer
+
+    async def answer_request(self, user_id: int, request_id: str, answer: dict[str, Any]) -> None:
+        """Keep what a request was answered, for its repeats."""
+        key = self.keys.app_request(user_id, request_id)
+        await self.redis.set(key, json.dumps(answer), ex=REQUEST_TTL_S)
+
+    async def forget_request(self, user_id: int, request_id: str) -> None:
+        """A request failed before it changed anything (storage away): it may come again."""
+        await self.redis.delete(self.keys.app_request(user_id, request_id))
+
+
+class EventHub:
+    """One process's listener of the game channels its pages follow."""
+
+    def __init__(self, redis: Any, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.cluster = isinstance(redis, RedisCluster)
+        self._queues: dict[str, set[asyncio.Queue[int]]] = {}
+        self._pubsub: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._closed = False
+        self._sharded: bool | None = None  # SSUBSCRIBE (Redis 7), else SUBSCRIBE
+
+    @contextlib.asynccontextmanager
+    async def listen(self, game_id: str) -> AsyncIterator[asyncio.Queue[int]]:
+        """A queue of the game's new revisions (RESET: some may have been missed) for as
+        long as the block runs."""
+        channel = self.keys.game_events(game_id)
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        async with self._lock:
+            first = channel not in self._queues
+            self._queues.setdefault(channel, set()).add(queue)
+            if self._task is None or self._task.done():
+                self._task = asyncio.create_task(self._run())
+            if first and self._pubsub is not None:
+                await self._subscribe(channel)
+        try:
+            yield queue
+        finally:
+            async with self._lock:
+                queues = self._queues.get(channel, set())
+                queues.discard(queue)
+                if not queues:
+                    self._queues.pop(channel, None)
+                    if self._pubsub is not None:
+                        with contextlib.suppress(Exception):
+                            if self._sharded:
+                                await self._pubsub.sunsubscribe(channel)
+                            else:
+                                await self._pubsub.unsubscribe(channel)
+
+    async def _open(self) -> None:
+        if self._sharded is None:
+            info = await self.redis.info("server")
+            # A cluster's client answers per node: any node's version will do.
+            if "redis_version" not in info:
+                info = next(iter(info.values()))
+            self._sharded = int(str(info["redis_version"]).split(".")[0]) >= 7
+        async with self._lock:
+            self._pubsub = self.redis.pubsub()
+            if self._queues:
+                await self._subscribe(*self._queues)
+
+    async def _subscribe(self, *channels: str) -> None:
+        # The commit publishes with SPUBLISH where Redis has it, else PUBLISH (plan.py).
+        if self._sharded:
+            await self._pubsub.ssubscribe(*channels)
+        else:
+            await self._pubsub.subscribe(*channels)
+
+    async def _next(self) -> dict[str, Any] | None:
+        if self._sharded:
+            got: dict[str, Any] | None = await self._pubsub.get_sharded_message(
+                ignore_subscribe_messages=True, timeout=LISTEN_POLL_S
+            )
+        else:
+            got = await self._pubsub.get_message(
+                ignore_subscribe_messages=True, timeout=LISTEN_POLL_S
+            )
+        return got
+
+    async def _run(self) -> None:
+        """Read the channels and hand each revision to its game's queues; on a failure,
+        listen again and tell every page to read its record (a message may be lost)."""
+        while not self._closed:
+            try:
+                await self._open()
+                while not self._closed:
+                    if not self._queues:
+                        await asyncio.sleep(0.05)  # nothing subscribed: nothing to read
+                        continue
+                    message = await self._next()
+                    if message is not None:
+                        self._deliver(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                log.warning("game events: listening failed (%r); listening again", err)
+                await self._drop()
+                for queues in self._queues.values():
+                    for queue in queues:
+                        queue.put_nowait(RESET)
+                await asyncio.sleep(RESTART_PAUSE_S)
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        if message.get("type") not in ("smessage", "message"):
+            return
+        channel = message.get("channel")
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        try:
+            revision = int(json.loads(message["data"])["revision"])
+        except (KeyError, ValueError, TypeError):
+            return
+        for queue in self._queues.get(str(channel), ()):
+            queue.put_nowait(revision)
+
+    async def _drop(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def close(self) -> None:
+        """Stop listening (at shutdown)."""
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        await self._drop()
