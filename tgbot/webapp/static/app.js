@@ -17,6 +17,8 @@
   var retryMs = 1000; // the next reconnect's wait, doubled up to 30 s
   var skewMs = 0; // the server's clock minus ours, when they differ by more than a second
   var clock = { deadline: null, total: 1 };
+  var deadlineRetry = 0; // a timer: the view asked again for a deadline still unknown
+  var deadlineAsks = 0;
   var full = false; // the whole log is open (Telegram's Back button closes it)
 
   function $(id) {
@@ -68,7 +70,6 @@
   }
 
   async function load() {
-    if (!game) return;
     if (loading) {
       again = true;
       return;
@@ -77,10 +78,15 @@
     try {
       do {
         again = false;
-        var response = await fetch(api("view?game=" + encodeURIComponent(game)), {
+        // Without a game id (the menu button) the view is of the user's current game.
+        var response = await fetch(api(game ? "view?game=" + encodeURIComponent(game) : "view"), {
           headers: auth,
           cache: "no-store",
         });
+        if (response.status === 429) {
+          setTimeout(load, 2000); // counted like chat presses: ask again a little later
+          break;
+        }
         if (!response.ok) {
           problem(await reason(response));
           break;
@@ -88,6 +94,7 @@
         learnClock(response);
         var next = await response.json();
         problem("");
+        game = game || next.game;
         if (!view || next.revision >= view.revision || next.game !== view.game) draw(next);
       } while (again);
     } catch (e) {
@@ -207,6 +214,15 @@
     drawTable(next, t);
     drawLines($("claims"), t.claims, next.claims, null);
     drawLines($("log"), t.log, next.log, 6);
+    // A decision's deadline starts when its chat prompt is delivered, a change the
+    // server makes without a new revision (so no event): ask again until it is known.
+    clearTimeout(deadlineRetry);
+    if (next.deadline_ms === null && !next.over && next.waiting_for.length > 0 && deadlineAsks < 10) {
+      deadlineAsks++;
+      deadlineRetry = setTimeout(load, 1000);
+    } else if (next.deadline_ms !== null) {
+      deadlineAsks = 0;
+    }
     var mine = next.decisions.length > 0;
     if (before && mine && before.decisions.length === 0) haptic("warning");
   }
@@ -273,8 +289,8 @@
       var status = el("p", "status");
       if (me.coins !== null) status.append(el("span", "coins", "🪙 " + me.coins));
       if (me.side_label) status.append(el("span", "side s-" + token(me.side), me.side_label));
-      if (me.out) status.append(el("span", "badge out", t.out));
       parts.push(status);
+      if (me.out) parts.push(el("p", "note out", t.out));
       var cards = el("div", "cards");
       me.cards.forEach(function (c) {
         cards.append(card(c));
@@ -292,7 +308,6 @@
     var head = el("div", "who");
     head.append(el("span", "name", s.name));
     if (s.side_label) head.append(el("span", "side s-" + token(s.side), s.side_label));
-    if (s.out) head.append(el("span", "badge out", t.out));
     var row = el("div", "holds");
     row.append(el("span", "coins", "🪙 " + s.coins));
     for (var i = 0; i < s.face_down; i++) row.append(el("span", "back", ""));
@@ -368,9 +383,7 @@
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden) load();
   });
-  if (!game) {
-    $("app").setAttribute("aria-busy", "false");
-  } else {
-    load().then(listen);
-  }
+  load().then(function () {
+    if (game) listen();
+  });
 })();
