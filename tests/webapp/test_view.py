@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 from tests.bot.play import open_and_start, players
+from tests.resilience.test_no_leaks import CATALOGS, GROUP
 from tests.telegram_sim.harness import TgUser, running_bot
-from tgbot.engine import view_of
+from tgbot.engine import Game, game_to_dict, view_of
+from tgbot.service import archive
+from tgbot.service.app import page_of
+from tgbot.service.records import PLAYING, GameRecord, Seat, Timing
 
 from .client import Page, base_url, init_data
 
@@ -14,7 +21,10 @@ async def test_a_player_sees_their_cards_and_the_table(redis_server_url: str) ->
         users = players(3)
         game_id = await open_and_start(h, users)
         record = await h.record(game_id)
-        assert record is not None
+        # The turn's deadline runs from its prompt's delivery: wait for that to be known.
+        while record is None or record.delivered != record.context:
+            await asyncio.sleep(0.01)
+            record = await h.record(game_id)
         game = record.game()
         actor = game.awaiting().players[0]
         for u in users:
@@ -93,3 +103,37 @@ async def test_forged_tampered_or_expired_calls_are_refused(redis_server_url: st
         headers = {"Authorization": f"tma {signed}"}
         ok = await h.http.get(url, params={"game": game_id}, headers=headers)
         assert ok.status_code == 200
+
+
+def test_a_player_who_is_out_sees_the_public_view() -> None:
+    ids = [1, 2, 3]
+    timing = Timing(60, 30, 30, 30, 60, 2)
+    record = GameRecord(
+        "out1",
+        GROUP,
+        None,
+        "ka",
+        1,
+        timing,
+        status=PLAYING,
+        players=[Seat(pid, f"N{pid}", "ka") for pid in ids],
+        seed=7,
+    )
+    game, _ = Game.new(ids, 7, afk_limit=timing.afk_limit)
+    driver = random.Random(7)
+    while all(game.player(p).hidden for p in ids):
+        player = driver.choice(game.awaiting().players)
+        decision = driver.choice(game.legal_decisions(player))
+        archive.note_move(record, 0, player, decision)
+        game.apply(player, decision)
+    out = next(p for p in ids if not game.player(p).hidden)
+    record.engine = game_to_dict(game)
+    page = page_of(CATALOGS.get("en"), record, out, 0)
+    assert page["me"]["seated"] and page["me"]["out"] and page["me"]["cards"] == []
+    assert page["decisions"] == []
+    assert next(s for s in page["seats"] if s["id"] == out)["out"] is True
+    public = page_of(CATALOGS.get("en"), record, 999, 0)
+    assert page["log"] == public["log"]  # no private line of theirs any more
+    assert page["texts"]["out"] == CATALOGS.get("en").gettext(
+        "💀 You are out of this game: you see what everyone sees."
+    )

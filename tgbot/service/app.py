@@ -7,10 +7,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import view_of
+from ..engine import Game, view_of
 from ..engine.events import event_from_dict
 from ..rendering import app_view
-from ..rendering.i18n import pick_language
+from ..rendering.i18n import Translator, pick_language
 from . import archive, callbacks
 from .advance import bluffs_of
 from .core import GameSteps
@@ -60,46 +60,7 @@ class AppRoom:
             return None
         record = GameRecord.from_dict(raw)
         t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
-        seated = record.seat(person.id) is not None
-        view = None
-        steps: list[list[Any]] = []
-        turn_events: list[Any] = []
-        if record.engine is not None:
-            game = record.game()
-            mine = view_of(game, person.id) if seated else None
-            # A player who is out sees what everyone sees (they may tell the others).
-            plays_on = mine is not None and (mine.seat(person.id).alive or game.over)
-            view = mine if plays_on else view_of(game)
-            steps = self._steps(record, game)
-            turn_events = [event_from_dict(e) for e in record.turn_events]
-        facts = app_view.GameFacts(
-            game_id=record.id,
-            revision=record.rev,
-            status=record.status,
-            variant=record.game_variant(),
-            names=record.names(),
-            deadline_ms=record.deadline_ms,
-            claims=record.claims,
-            steps=steps,
-            turn_events=turn_events,
-            bluffs=bluffs_of(record),
-        )
-        return app_view.app_view(t, facts, view, person.id, seated)
-
-    def _steps(self, record: GameRecord, game: Any) -> list[list[Any]]:
-        """Every step's events, rebuilt from the record's seed and moves (checked against
-        the game it holds); the current turn's alone if it does not rebuild."""
-        if record.seed is not None:
-            kept = archive.archive_of(record, game, self.steps.now_ms())
-            try:
-                rebuilt = archive.rebuild(kept)
-            except archive.DoesNotReplay as err:
-                log.warning("game %s: log not rebuilt: %s", record.id, err)
-            else:
-                if archive.fingerprint(rebuilt.game) == kept["digest"]:
-                    return rebuilt.steps
-                log.warning("game %s: log rebuilds to another state", record.id)
-        return [[event_from_dict(e) for e in record.turn_events]]
+        return page_of(t, record, person.id, self.steps.now_ms())
 
     async def app_decide(self, person: Person, game_id: str, revision: int, code: str) -> Decided:
         """A decision sent from the page, given as the chat's button would give it: the
@@ -152,3 +113,49 @@ class AppRoom:
         raw = await self.store.games.record(game_id)
         revision = None if raw is None else int(raw.get("rev", 0))
         return Decided(True, said or Said(Notice.DECIDED), revision=revision)
+
+
+def page_of(t: Translator, record: GameRecord, reader: int, now_ms: int) -> dict[str, Any]:
+    """The page's JSON of a game for `reader`, in `t`'s language: `view_of` for a seated
+    player still in the game (or at its end), the public view for everyone else."""
+    seated = record.seat(reader) is not None
+    view = None
+    steps: list[list[Any]] = []
+    turn_events: list[Any] = []
+    if record.engine is not None:
+        game = record.game()
+        mine = view_of(game, reader) if seated else None
+        # A player who is out sees what everyone sees (they may tell the others).
+        plays_on = mine is not None and (mine.seat(reader).alive or game.over)
+        view = mine if plays_on else view_of(game)
+        steps = steps_of(record, game, now_ms)
+        turn_events = [event_from_dict(e) for e in record.turn_events]
+    facts = app_view.GameFacts(
+        game_id=record.id,
+        revision=record.rev,
+        status=record.status,
+        variant=record.game_variant(),
+        names=record.names(),
+        deadline_ms=record.deadline_ms,
+        claims=record.claims,
+        steps=steps,
+        turn_events=turn_events,
+        bluffs=bluffs_of(record),
+    )
+    return app_view.app_view(t, facts, view, reader, seated)
+
+
+def steps_of(record: GameRecord, game: Game, now_ms: int) -> list[list[Any]]:
+    """Every step's events, rebuilt from the record's seed and moves (checked against the
+    game it holds); the current turn's alone if it does not rebuild."""
+    if record.seed is not None:
+        kept = archive.archive_of(record, game, now_ms)
+        try:
+            rebuilt = archive.rebuild(kept)
+        except archive.DoesNotReplay as err:
+            log.warning("game %s: log not rebuilt: %s", record.id, err)
+        else:
+            if archive.fingerprint(rebuilt.game) == kept["digest"]:
+                return rebuilt.steps
+            log.warning("game %s: log rebuilds to another state", record.id)
+    return [[event_from_dict(e) for e in record.turn_events]]

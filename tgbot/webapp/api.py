@@ -149,10 +149,12 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
             last = after
             async with service().store.app.events.listen(game) as queue:
                 # Listening first, then reading: a revision committed in between is heard.
-                now = await revision_now()
+                now, heard = await revision_now(), False
                 yield ": listening\n\n"
                 while True:
-                    if now > last:
+                    # A record saved again without a step (a prompt's deadline starts once
+                    # it is delivered) is told again under the same revision.
+                    if now > last or (heard and now == last):
                         last = now
                         data = json.dumps({"game": game, "revision": now})
                         yield f"event: revision\ndata: {data}\n\n"
@@ -161,7 +163,8 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     except TimeoutError:
                         yield ": heartbeat\n\n"
                         continue
-                    now = await revision_now() if got == RESET else got
+                    heard = got != RESET
+                    now = got if heard else await revision_now()
 
         return StreamingResponse(
             stream(),
