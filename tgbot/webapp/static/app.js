@@ -17,8 +17,6 @@
   var retryMs = 1000; // the next reconnect's wait, doubled up to 30 s
   var skewMs = 0; // the server's clock minus ours, when they differ by more than a second
   var clock = { deadline: null, total: 1 };
-  var deadlineRetry = 0; // a timer: the view asked again for a deadline still unknown
-  var deadlineAsks = 0;
   var full = false; // the whole log is open (Telegram's Back button closes it)
 
   function $(id) {
@@ -113,8 +111,10 @@
     );
     stream.addEventListener("revision", function (event) {
       try {
+        // The same revision comes again when the record changed without a step (a
+        // deadline starting at delivery): every event is worth a read.
         var data = JSON.parse(event.data);
-        if (!view || data.revision > view.revision) load();
+        if (!view || data.revision >= view.revision) load();
       } catch (e) { /* a malformed event: the next one will do */ }
     });
     stream.onopen = function () {
@@ -140,19 +140,25 @@
     refusal("");
     var body = { game: view.game, revision: view.revision, decision: code, request_id: requestId() };
     var error = null;
-    try {
-      var response = await fetch(api("decide"), {
-        method: "POST",
-        headers: Object.assign({ "Content-Type": "application/json" }, auth),
-        body: JSON.stringify(body),
-      });
-      var answer = null;
+    // A request lost on the way is sent again with the same id: applied at most once.
+    for (var attempt = 0; attempt < 2; attempt++) {
       try {
-        answer = await response.json();
-      } catch (e) { /* not JSON */ }
-      if (!answer || !answer.ok) error = (answer && answer.error) || view.texts.refused;
-    } catch (e) {
-      error = view.texts.refused;
+        var response = await fetch(api("decide"), {
+          method: "POST",
+          headers: Object.assign({ "Content-Type": "application/json" }, auth),
+          body: JSON.stringify(body),
+        });
+        var answer = null;
+        try {
+          answer = await response.json();
+        } catch (e) { /* not JSON */ }
+        if (!answer || !answer.ok) error = (answer && answer.error) || view.texts.refused;
+        else error = null;
+        break;
+      } catch (e) {
+        error = view.texts.refused;
+        await new Promise(function (done) { setTimeout(done, 1000); });
+      }
     }
     if (error) {
       haptic("error");
@@ -214,15 +220,6 @@
     drawTable(next, t);
     drawLines($("claims"), t.claims, next.claims, null);
     drawLines($("log"), t.log, next.log, 6);
-    // A decision's deadline starts when its chat prompt is delivered, a change the
-    // server makes without a new revision (so no event): ask again until it is known.
-    clearTimeout(deadlineRetry);
-    if (next.deadline_ms === null && !next.over && next.waiting_for.length > 0 && deadlineAsks < 10) {
-      deadlineAsks++;
-      deadlineRetry = setTimeout(load, 1000);
-    } else if (next.deadline_ms !== null) {
-      deadlineAsks = 0;
-    }
     var mine = next.decisions.length > 0;
     if (before && mine && before.decisions.length === 0) haptic("warning");
   }
