@@ -60,6 +60,15 @@ def chromium_or_skip() -> str:
     return found
 
 
+def playwright_or_skip() -> Any:
+    """Playwright's asyncio API (the test extra); in CI its absence is a failure."""
+    if os.environ.get("CI"):
+        import playwright.async_api
+
+        return playwright.async_api
+    return pytest.importorskip("playwright.async_api")
+
+
 def signed_init_data(
     token: str, user: dict[str, Any], start_param: str | None, auth_date: int | None = None
 ) -> str:

@@ -11,8 +11,6 @@ import json
 import random
 from typing import Any
 
-import pytest
-
 from tests.bot.play import GROUP, open_and_start, press_random
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.webapp.browser import (
@@ -21,6 +19,7 @@ from tests.webapp.browser import (
     TELEGRAM_SCRIPT,
     VIEWPORT,
     chromium_or_skip,
+    playwright_or_skip,
     signed_init_data,
     stub_script,
 )
@@ -171,7 +170,7 @@ def _with(body: dict[str, Any], **changes: Any) -> str:
 
 async def test_a_player_plays_a_whole_game_in_the_mini_app(redis_server_url: str) -> None:
     executable = chromium_or_skip()
-    playwright = pytest.importorskip("playwright.async_api")
+    playwright = playwright_or_skip()
     app_user = TgUser(2001, NAME, "ka")
     chat = [TgUser(2002, "Nino", "ka"), TgUser(2003, "Giorgi", "en")]
     async with running_bot(redis_server_url) as h, playwright.async_playwright() as pw:
