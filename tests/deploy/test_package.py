@@ -46,6 +46,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         names = archive.namelist()
     assert "tgbot/locales/ka/LC_MESSAGES/messages.mo" in names
     assert "tgbot/locales/en/LC_MESSAGES/messages.mo" in names
+    for asset in ("index.html", "app.js", "app.css"):  # the Mini App's page (issue 29)
+        assert f"tgbot/webapp/static/{asset}" in names
     done = _run(
         [
             sys.executable,
@@ -81,3 +83,17 @@ def test_the_installed_wheel_reads_georgian_from_its_own_catalogues(installed: P
         [str(installed), "-m", "tgbot", "simulate", "--games", "1", "--log", "--lang", "en"], cwd
     )
     assert not any(ord(c) in GEORGIAN for c in english.stdout), english.stdout[:300]
+
+
+def test_the_installed_wheel_carries_the_mini_app_page(installed: Path) -> None:
+    cwd = installed.parent.parent.parent  # outside the checkout
+    script = (
+        "from importlib import resources; "
+        "d = resources.files('tgbot') / 'webapp' / 'static'; "
+        "print(d); print((d / 'index.html').read_text().count('static/app.'))"
+    )
+    read = _run([str(installed), "-c", script], cwd)
+    assert read.returncode == 0, read.stderr
+    where, names = read.stdout.split()
+    assert "site-packages" in where and str(ROOT) not in where
+    assert names == "2"  # the page names its script and its style

@@ -1,4 +1,5 @@
-"""The Mini App's edge: its API (api.py), checked by Telegram's signature (auth.py)."""
+"""The Mini App's edge: its API (api.py), checked by Telegram's signature (auth.py), and its
+page (page.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from starlette.routing import BaseRoute
 from ..config import Config
 from ..service.game_service import GameService
 from .api import api_routes
+from .page import page_routes
 
 
 def routes(service: Callable[[], GameService], config: Config) -> list[BaseRoute]:
     """Every route the Mini App adds to the webhook app."""
-    return api_routes(service, config)
+    return [*api_routes(service, config), *page_routes()]
