@@ -31,6 +31,8 @@ REFUSALS: dict[Refusal, str] = {
     ),
     Refusal.NOT_YOURS_TO_ANSWER: N_("It is not yours to answer."),
     Refusal.CANNOT_ANSWER_THAT_WAY: N_("You cannot answer that way."),
+    Refusal.MORE_TIME_USED: N_("You have already used your extra time in this game."),
+    Refusal.NOT_WAITING_FOR_YOU: N_("Nobody is waiting for you now."),
     Refusal.UNKNOWN_LANGUAGE: N_("Unknown language."),
     Refusal.NO_SUCH_GAME_ID: N_("There is no game with that id."),
     Refusal.NOT_A_PLAYER_OF_REPLAY: N_("Only the players of a game can ask for its replay."),
@@ -54,6 +56,11 @@ NOTICES: dict[Notice, str] = {
     Notice.NEW_GAME_OPENED: N_("🆕 New game opened."),
     Notice.JOINED: N_("✋ You joined the game."),
     Notice.LEFT: N_("🚪 You left the game."),
+    Notice.MORE_TIME: N_("⏳ 30 seconds more. Only once per game."),
+    Notice.NOTIFY_ON: N_(
+        "🔔 When a game opens in this group, I will tell you privately. /notify again stops it."
+    ),
+    Notice.NOTIFY_OFF: N_("🔕 I will no longer tell you when a game opens in this group."),
 }
 
 # The AI players' names, by seat (-1, -2, ...), in the group's language.

@@ -46,6 +46,7 @@ def table_of(record: GameRecord) -> Table:
         tuple(Reader(s.id, s.lang) for s in record.humans()),
         record.answers != "private",
         record.claims,
+        frozenset(record.more_time),
     )
 
 

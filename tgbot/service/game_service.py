@@ -25,6 +25,7 @@ from .core import (  # noqa: F401  (the names the Telegram layer and tests impor
     reply_op,
 )
 from .deadlines import DeadlineRoom
+from .hand import HandRoom
 from .history import History
 from .lobby import LobbyRoom
 from .play import PlayRoom
@@ -88,6 +89,7 @@ class GameService:
         play = PlayRoom(steps, prefs, lobby)
         deadlines = DeadlineRoom(steps, lobby)
         queries = QueryRoom(steps, prefs)
+        hand = HandRoom(steps)
         # Languages and settings.
         self.person_language = prefs.person_language
         self.translator_for = prefs.translator_for
@@ -111,6 +113,9 @@ class GameService:
         self.chat_migrated = lobby.chat_migrated
         # Presses of game buttons.
         self.press = play.press
+        # 👁 My cards and ⏳ More time.
+        self.my_cards = hand.my_cards
+        self.more_time = hand.more_time
         # Deadlines.
         self.fire_deadline = deadlines.fire_deadline
         self.prompt_delivered = deadlines.prompt_delivered

@@ -65,6 +65,9 @@ class GameRecord:
     delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
     # The rules (VARIANTS.md): the group's setting when the lobby opened, fixed for the game.
     variant: str = "base"
+    # ⏳ More time, once per player per game: who used it, and at which decision context
+    # (a prompt's delivery that starts that deadline keeps the extra time).
+    more_time: dict[int, int] = field(default_factory=dict)
 
     def game_variant(self) -> Variant:
         """The variant this game is (or will be) played with."""
@@ -99,6 +102,7 @@ class GameRecord:
         data = asdict(self)
         data["schema"] = RECORD_SCHEMA
         data["prompts"] = {str(k): v for k, v in self.prompts.items()}
+        data["more_time"] = {str(k): v for k, v in self.more_time.items()}
         return data
 
     @classmethod
@@ -110,4 +114,5 @@ class GameRecord:
         data["timing"] = Timing(**data["timing"])
         data["players"] = [Seat(**s) for s in data["players"]]
         data["prompts"] = {int(k): v for k, v in data["prompts"].items()}
+        data["more_time"] = {int(k): v for k, v in data.get("more_time", {}).items()}
         return cls(**data)

@@ -12,6 +12,8 @@ from ..engine import Character, Decision
 from ..engine import events as ev
 
 TURN_REF = "turn"
+# ⏳ More time: how much a player may add to a deadline they are awaited for, once a game.
+MORE_TIME_S = 30
 LOBBY_REF = "lobby"
 
 
@@ -44,6 +46,7 @@ class Table:
     readers: tuple[Reader, ...]  # in seat order
     answers_at_table: bool  # answers to a claim are buttons on the group's turn message
     claims: Mapping[str, Mapping[str, int]]  # the public claim tracker, tallied
+    more_time_used: frozenset[int] = frozenset()  # who has used their ⏳ More time
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,6 +157,8 @@ class Dispatcher:
             ),
             (ButtonFamily(_matches_only, pattern=callbacks.SETTING_PATTERN), self._setting_pressed),
             (ButtonFamily(_matches_only, pattern=callbacks.REPLAY_PATTERN), self._replay_pressed),
+            (ButtonFamily(_matches_only, pattern=callbacks.MY_CARDS_PATTERN), self._hand_pressed),
+            (ButtonFamily(_matches_only, pattern=callbacks.MORE_TIME_PATTERN), self._hand_pressed),
             # Any other data: a game's button.
             (CallbackQueryHandler(_matches_only), self._game_pressed),
         ]
@@ -310,6 +312,21 @@ class Dispatcher:
         person = person_of(query.from_user)
         result = await self.service.replay_pressed(person, query.data, handling)
         return CallbackAnswer(query.id, service_text(self.service.catalogs, result), result.alert)
+
+    async def _hand_pressed(
+        self, update: Update, found: re.Match[str], handling: Handling | None
+    ) -> CallbackAnswer:
+        """👁 My cards (a pop-up, nothing sent to the group) or ⏳ More time."""
+        query = update.callback_query
+        assert query is not None
+        person = person_of(query.from_user)
+        service = self.service
+        if str(query.data).startswith(callbacks.MY_CARDS_PREFIX):
+            result = await service.my_cards(person, found.group(1), handling)
+        else:
+            result = await service.more_time(person, found.group(1), int(found.group(2)), handling)
+        text = result.text if result.text is not None else service_text(service.catalogs, result)
+        return CallbackAnswer(query.id, text, result.alert)
 
     async def _game_pressed(
         self, update: Update, _: object, handling: Handling | None
