@@ -102,3 +102,11 @@ def unreachable_note(t: Translator, player: str, bot_username: str) -> str:
 def question_closed(t: Translator) -> str:
     """A private question's last look when the step says nothing of the reader's own."""
     return t.gettext("☑️ This question is closed.")
+
+
+def opener_not_in_yet(t: Translator, name: str) -> str:
+    """The lobby's last line while whoever opened it cannot be written to privately yet."""
+    return t.gettext(
+        "📵 {name} is not in yet: I can only deal cards to those who pressed Start in a "
+        "private chat with me."
+    ).format(name=name)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
-from ..rendering import guide, notices, tabletop
+from ..rendering import guide, notices, replies, tabletop
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
@@ -22,6 +22,7 @@ from .core import (
     GameSteps,
     NeedsStart,
     never_admin,
+    reply_op,
 )
 from .outcomes import Notice, Refusal, Said
 from .plan import Edit, Send
@@ -166,13 +167,16 @@ class LobbyRoom:
             raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
         prefs = await self.store.prefs.user_prefs(person.id)
         record = await self._new_record(chat_id, thread_id, person.id)
+        record.creator_name = person.name
         game_id, now = record.id, record.created_ms
+        reachable = prefs.get("dm") == "1"
+        opener_lang = pick_language(prefs.get("lang"), person.language_code)
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
 
         def build(seen: Seen, tx: GameTx) -> None:
             if seen.chat(chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            if prefs.get("dm") == "1" and not seen.player(person.id):
+            if reachable and not seen.player(person.id):
                 record.players.append(
                     Seat(
                         person.id,
@@ -184,6 +188,11 @@ class LobbyRoom:
             tx.claim_chat(chat_id)
             screen = self.steps.lobby_screen(record)
             tx.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
+            if not reachable:  # as Join does: the deep link that seats them at Start
+                t = self.catalogs.get(opener_lang)
+                link = replies.open_the_bot_first(t, person.name, self.join_link(game_id))
+                origin = Origin(update, chat_id, thread_id)
+                tx.send(game_id, reply_op(origin, Reply(link.text, link.keyboard)))
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or now)
 

@@ -68,6 +68,9 @@ class GameRecord:
     # ⏳ More time, once per player per game: who used it, and at which decision context
     # (a prompt's delivery that starts that deadline keeps the extra time).
     more_time: dict[int, int] = field(default_factory=dict)
+    # Who opened the lobby, by name: the lobby names them even before they can join (a
+    # person who never started the bot joins once they press Start).
+    creator_name: str = ""
 
     def game_variant(self) -> Variant:
         """The variant this game is (or will be) played with."""

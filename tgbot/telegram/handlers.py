@@ -164,6 +164,7 @@ class Dispatcher:
         ]
         # Unknown commands, and commands addressed to another bot, match none: quiet.
         message = filters.UpdateType.MESSAGE
+        private = message & filters.ChatType.PRIVATE
         self._others: list[Routed] = [
             (
                 ChatMemberHandler(_matches_only, ChatMemberHandler.MY_CHAT_MEMBER),
@@ -177,6 +178,12 @@ class Dispatcher:
             *(
                 (CommandHandler(c.name, _matches_only, where(c)), self._command_route(c))
                 for c in COMMANDS
+            ),
+            # A group's command sent in private: a one-line hint, not silence.
+            *(
+                (CommandHandler(c.name, _matches_only, private), self._group_only)
+                for c in COMMANDS
+                if c.private is None
             ),
         ]
 
@@ -399,6 +406,20 @@ class Dispatcher:
         return CallbackAnswer(query.id)
 
     # ---- commands --------------------------------------------------------------------
+
+    async def _group_only(
+        self, update: Update, found: tuple[list[str], object], handling: Handling | None
+    ) -> None:
+        """A command that works only in a group, sent in private: say where it works."""
+        message = update.message
+        assert message is not None and message.from_user is not None and handling is not None
+        person = person_of(message.from_user)
+        if await self._over_limit(person.id, handling):
+            return
+        t = await self.service.translator_for(person)
+        name = (message.text or "/").split()[0].split("@")[0]
+        origin = Origin(handling, message.chat.id)
+        await self.service.reply(origin, Reply(replies.group_only(t, name)))
 
     def _command_route(self, command: Command) -> Route:
         """The route of one command of the table: CommandHandler found it and its words."""
