@@ -58,3 +58,46 @@ async def test_a_lobby_opened_by_someone_who_never_started_the_bot(redis_server_
         await h.press_text(other, GROUP, h.tr("✋ Join"))
         answer = await h.press_text(opener, GROUP, h.tr("▶️ Start"))
         assert answer.get("text") == h.tr("▶️ Starting.")
+
+
+async def test_notify_tells_who_asked_when_a_game_opens_capped(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        nino, walter, ghost = (
+            TgUser(7301, "Nino"),
+            TgUser(7302, "Walter", "en"),
+            TgUser(7303, "Gio"),
+        )
+        opener = TgUser(7304, "Levan")
+        for u in (nino, walter, opener):
+            await h.say(u, u.id, "/start")
+        private_before = {u.id: len(h.sim.messages(u.id)) for u in (nino, walter, ghost, opener)}
+        ka, en = h.catalogs.get("ka"), h.catalogs.get("en")
+        for u in (nino, walter):
+            await h.say(u, GROUP, "/notify")
+        assert h.sim.last(GROUP).text == notices.notify_toggled(en, "Walter", True, True, "").text
+        # Someone who never started the bot is shown where to.
+        await h.say(ghost, GROUP, "/notify")
+        assert "?start=" in str(h.sim.last(GROUP).keyboard)
+        key = h.store.keys.notify_list(GROUP)
+        assert await h.store.redis.ttl(key) > 0
+        await h.say(opener, GROUP, "/newgame")
+        record = await h.record_of_chat(GROUP)
+        assert record is not None
+        await h.delivered(record.id)
+        assert h.sim.last(nino.id).text == notices.game_opened_notice(ka, "Levan", "Coup group")
+        assert h.sim.last(walter.id).text == notices.game_opened_notice(en, "Levan", "Coup group")
+        assert len(h.sim.messages(ghost.id)) == private_before[ghost.id]  # never started
+        assert len(h.sim.messages(opener.id)) == private_before[opener.id]  # opened it
+        # A busy group: the next lobby within ten minutes tells nobody again.
+        await h.say(opener, GROUP, "/cancel")
+        await h.delivered(record.id)
+        await h.say(opener, GROUP, "/newgame")
+        record = await h.record_of_chat(GROUP)
+        assert record is not None
+        await h.delivered(record.id)
+        assert len(h.sim.messages(nino.id)) == private_before[nino.id] + 1
+        assert len(h.sim.messages(walter.id)) == private_before[walter.id] + 1
+        # /notify again: off.
+        await h.say(nino, GROUP, "/notify")
+        assert h.sim.last(GROUP).text == notices.notify_toggled(ka, "Nino", False, True, "").text
+        assert nino.id not in await h.store.prefs.notify_list(GROUP)

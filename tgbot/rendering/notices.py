@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..service.outcomes import Notice, Refusal, Said
 from .i18n import N_, Translator
+from .ui import Screen
 
 REFUSALS: dict[Refusal, str] = {
     Refusal.GAME_OVER: N_("This game is over."),
@@ -57,10 +58,6 @@ NOTICES: dict[Notice, str] = {
     Notice.JOINED: N_("✋ You joined the game."),
     Notice.LEFT: N_("🚪 You left the game."),
     Notice.MORE_TIME: N_("⏳ 30 seconds more. Only once per game."),
-    Notice.NOTIFY_ON: N_(
-        "🔔 When a game opens in this group, I will tell you privately. /notify again stops it."
-    ),
-    Notice.NOTIFY_OFF: N_("🔕 I will no longer tell you when a game opens in this group."),
 }
 
 # The AI players' names, by seat (-1, -2, ...), in the group's language.
@@ -110,3 +107,29 @@ def opener_not_in_yet(t: Translator, name: str) -> str:
         "📵 {name} is not in yet: I can only deal cards to those who pressed Start in a "
         "private chat with me."
     ).format(name=name)
+
+
+def notify_toggled(t: Translator, name: str, on: bool, reachable: bool, link: str) -> Screen:
+    """The group's reply to /notify: on or off for that person; one the bot cannot write
+    to yet gets the button to start it (they are told only once they have)."""
+    if not on:
+        text = t.gettext("🔕 {name}, I will no longer tell you when a game opens here.")
+        return Screen(text.format(name=name))
+    text = t.gettext(
+        "🔔 {name}, I will tell you privately when a game opens here (/notify again stops it)."
+    ).format(name=name)
+    if reachable:
+        return Screen(text)
+    text += "\n" + t.gettext("First open the bot and press Start, so that I may write to you.")
+    return Screen(text, [[{"text": t.gettext("🤖 Open the bot"), "url": link}]])
+
+
+def game_opened_notice(t: Translator, opener: str, group: str) -> str:
+    """The private notice (/notify) that a game opened in a group."""
+    if group:
+        return t.gettext("🔔 {name} opens a game of Coup in “{group}”: join there.").format(
+            name=opener, group=group
+        )
+    return t.gettext("🔔 {name} opens a game of Coup in your group: join there.").format(
+        name=opener
+    )

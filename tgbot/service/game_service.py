@@ -109,6 +109,8 @@ class GameService:
         self.play_again = lobby.play_again
         self.private_started = lobby.private_started
         self.join_link = lobby.join_link
+        self.start_link = lobby.start_link
+        self.toggle_notify = lobby.toggle_notify
         self.chat_closed = lobby.chat_closed
         self.chat_migrated = lobby.chat_migrated
         # Presses of game buttons.

@@ -13,6 +13,7 @@ from ..rendering import guide, notices, replies, tabletop
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
+from ..storage.plan import Writes
 from ..storage.updates import Handling
 from . import archive
 from .core import (
@@ -158,7 +159,12 @@ class LobbyRoom:
         return Said(Notice.NEW_GAME_OPENED, lang)
 
     async def new_game(
-        self, chat_id: int, thread_id: int | None, person: Person, update: Handling | None = None
+        self,
+        chat_id: int,
+        thread_id: int | None,
+        person: Person,
+        update: Handling | None = None,
+        title: str = "",
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
         lang = await self.prefs.group_language(chat_id)
@@ -201,7 +207,38 @@ class LobbyRoom:
         )
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self.steps.committed(game_id)
+        await self._tell_the_notify_list(record, person, title)
         return None
+
+    async def toggle_notify(self, chat_id: int, person: Person, reachable_link: str) -> Reply:
+        """/notify in a group: the person is told privately when a game opens there (or no
+        longer); one who never started the bot is shown where to (they are told only then)."""
+        on = await self.store.prefs.toggle_notify(chat_id, person.id)
+        prefs = await self.store.prefs.user_prefs(person.id)
+        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+        screen = notices.notify_toggled(t, person.name, on, prefs.get("dm") == "1", reachable_link)
+        return Reply(screen.text, screen.keyboard or None)
+
+    async def _tell_the_notify_list(self, record: GameRecord, opener: Person, title: str) -> None:
+        """Tell privately those on the group's /notify list that a game opened there: only
+        people who started the bot, never the opener, each at most once per group in
+        NOTIFY_COOLDOWN_S (storage/prefs.py), so a busy group floods nobody."""
+        listed = [u for u in await self.store.prefs.notify_list(record.chat_id) if u != opener.id]
+        reachable = []
+        for user_id in listed:
+            prefs = await self.store.prefs.user_prefs(user_id)
+            if prefs.get("dm") == "1":
+                reachable.append((user_id, prefs.get("lang")))
+        told = set(await self.store.prefs.claim_notices(record.chat_id, [u for u, _ in reachable]))
+        writes = Writes()
+        for user_id, lang in reachable:
+            if user_id in told:
+                t = self.catalogs.get(pick_language(lang, None))
+                text = notices.game_opened_notice(t, opener.name, title)
+                writes.send(record.id, Send(user_id, text).to_op())
+        if writes.outbox:
+            await self.store.commits.commit(writes)
+            await self.steps.committed(record.id)
 
     async def join(
         self,
@@ -452,6 +489,10 @@ class LobbyRoom:
         settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
             await self.store.prefs.set_chat_settings(new_chat_id, **settings)
+
+    def start_link(self) -> str:
+        """The deep link that opens the bot privately (its Start button)."""
+        return f"https://t.me/{self.bot_username}?start=hi"
 
     def join_link(self, game_id: str) -> str:
         """The deep link that opens the bot privately and joins the lobby at Start."""

@@ -71,8 +71,6 @@ class Notice(Enum):
     JOINED = auto()
     LEFT = auto()
     MORE_TIME = auto()
-    NOTIFY_ON = auto()
-    NOTIFY_OFF = auto()
 
 
 _ENGINE_REFUSALS = {

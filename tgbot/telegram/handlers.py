@@ -463,7 +463,8 @@ class Dispatcher:
             return
         t = await self._translator(message.chat.id, person, group)
         admin_check = self._admin_check(person.id, message.chat.id if anonymous_admin else None)
-        call = CommandCall(self.service, person, origin, group, args, t, admin_check)
+        title = message.chat.title if isinstance(message.chat.title, str) else ""
+        call = CommandCall(self.service, person, origin, group, args, t, admin_check, title)
         if command.seated and on_behalf is not None:
             # Someone writing as the group (an anonymous admin) or as a channel has no
             # private chat for the cards and no seat at the table: they may cancel a game
