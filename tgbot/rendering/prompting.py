@@ -89,7 +89,7 @@ class Asking:
 
     def target_buttons(self, decisions: Sequence[TakeAction]) -> Keyboard:
         """One button per target, each with that player's coins and face-down cards; two
-        to a row while they are short enough, else one (a long name is cut)."""
+        to a row while they are short enough, else one each (a long name is cut)."""
         seats = [p.id for p in self.view.seats]
         items = [
             self.button(
@@ -98,7 +98,8 @@ class Asking:
             )
             for d in decisions
         ]
-        wide = any(len(b["text"]) > SHARED_ROW_CHARS for b in items)
+        # Held to the keep pairs' measure: wider labels cannot share a phone's row.
+        wide = any(len(b["text"]) > KEEP_SHARED_ROW_CHARS for b in items)
         return rows_of(items, 1 if wide else 2)
 
     def screen(self, lines: Sequence[str]) -> Screen:
