@@ -13,7 +13,7 @@ from tgbot.rendering.texts import character_name, coins_text
 async def claim(h: Harness, users: list[TgUser], label: str) -> tuple[TgUser, SimMessage]:
     """The player whose turn it is presses an action; return them and the turn message."""
     actor = next(u for u in users if h.sim.with_buttons(u.id))
-    await h.press_text(actor, actor.id, h.tr(label))
+    await h.press_text(actor, actor.id, h.tr(label, actor.language_code or "ka"))
     await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
     return actor, h.sim.with_buttons(GROUP)[-1]
 

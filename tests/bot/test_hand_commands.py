@@ -101,3 +101,4 @@ async def test_notify_tells_who_asked_when_a_game_opens_capped(redis_server_url:
         await h.say(nino, GROUP, "/notify")
         assert h.sim.last(GROUP).text == notices.notify_toggled(ka, "Nino", False, True, "").text
         assert nino.id not in await h.store.prefs.notify_list(GROUP)
+        assert walter.id in await h.store.prefs.notify_list(GROUP)

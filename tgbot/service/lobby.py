@@ -213,7 +213,7 @@ class LobbyRoom:
     async def toggle_notify(self, chat_id: int, person: Person, reachable_link: str) -> Reply:
         """/notify in a group: the person is told privately when a game opens there (or no
         longer); one who never started the bot is shown where to (they are told only then)."""
-        on = await self.store.prefs.toggle_notify(chat_id, person.id)
+        on = await self.store.prefs.toggle_notify(chat_id, person.id, person.language_code or "")
         prefs = await self.store.prefs.user_prefs(person.id)
         t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
         screen = notices.notify_toggled(t, person.name, on, prefs.get("dm") == "1", reachable_link)
@@ -223,17 +223,17 @@ class LobbyRoom:
         """Tell privately those on the group's /notify list that a game opened there: only
         people who started the bot, never the opener, each at most once per group in
         NOTIFY_COOLDOWN_S (storage/prefs.py), so a busy group floods nobody."""
-        listed = [u for u in await self.store.prefs.notify_list(record.chat_id) if u != opener.id]
+        listed = await self.store.prefs.notify_list(record.chat_id)
         reachable = []
-        for user_id in listed:
+        for user_id, code in listed.items():
             prefs = await self.store.prefs.user_prefs(user_id)
-            if prefs.get("dm") == "1":
-                reachable.append((user_id, prefs.get("lang")))
+            if user_id != opener.id and prefs.get("dm") == "1":
+                reachable.append((user_id, pick_language(prefs.get("lang"), code or None)))
         told = set(await self.store.prefs.claim_notices(record.chat_id, [u for u, _ in reachable]))
         writes = Writes()
         for user_id, lang in reachable:
             if user_id in told:
-                t = self.catalogs.get(pick_language(lang, None))
+                t = self.catalogs.get(lang)
                 text = notices.game_opened_notice(t, opener.name, title)
                 writes.send(record.id, Send(user_id, text).to_op())
         if writes.outbox:

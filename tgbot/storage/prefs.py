@@ -19,14 +19,15 @@ NOTIFY_TTL_S = 180 * 24 * 3600
 NOTIFY_COOLDOWN_S = 600
 NOTIFY_MAX_PER_LOBBY = 30
 
-# Toggle ARGV[1] in the set KEYS[1]; 1 when it is in the set now. ARGV[2]: the set's TTL.
+# Toggle ARGV[1] in the hash KEYS[1] (its value ARGV[3], a language code); 1 when it is
+# in the hash now. ARGV[2]: the hash's TTL.
 _TOGGLE = """
 local on = 1
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then
-  redis.call('SREM', KEYS[1], ARGV[1])
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
   on = 0
 else
-  redis.call('SADD', KEYS[1], ARGV[1])
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return on
@@ -61,12 +62,14 @@ class Prefs:
         """Store some of a person's preferences."""
         await self.redis.hset(self.keys.user_prefs(user_id), mapping=values)
 
-    async def toggle_notify(self, chat_id: int, user_id: int) -> bool:
-        """/notify in a group: add the person to those told of a new game there, or take
-        them off; True when they are now on it. The list lives NOTIFY_TTL_S after its
-        last change or use."""
+    async def toggle_notify(self, chat_id: int, user_id: int, language_code: str) -> bool:
+        """/notify in a group: add the person to those told of a new game there (with their
+        Telegram language then: the notice's, until they choose one), or take them off;
+        True when they are now on it. The list lives NOTIFY_TTL_S after its last change
+        or use."""
         key = self.keys.notify_list(chat_id)
-        return bool(int(await self.redis.eval(_TOGGLE, 1, key, user_id, NOTIFY_TTL_S)))
+        on = await self.redis.eval(_TOGGLE, 1, key, user_id, NOTIFY_TTL_S, language_code)
+        return bool(int(on))
 
     async def claim_notices(
         self, chat_id: int, candidates: list[int], cooldown_s: int = NOTIFY_COOLDOWN_S
@@ -83,9 +86,11 @@ class Prefs:
         )
         return [candidates[int(i) - 1] for i in told]
 
-    async def notify_list(self, chat_id: int) -> list[int]:
-        """The people of a group who asked to be told when a game opens there."""
-        return sorted(int(u) for u in await self.redis.smembers(self.keys.notify_list(chat_id)))
+    async def notify_list(self, chat_id: int) -> dict[int, str]:
+        """The people of a group who asked to be told when a game opens there, each with
+        their Telegram language when they asked ("" if none)."""
+        listed = await self.redis.hgetall(self.keys.notify_list(chat_id))
+        return {int(u): str(code) for u, code in sorted(listed.items())}
 
     async def chat_settings(self, chat_id: int) -> dict[str, str]:
         """A group's stored settings."""
