@@ -101,3 +101,15 @@ def first_income_press(h: Harness, users: list[TgUser]) -> tuple[TgUser, dict]:
     prompt = h.sim.with_buttons(actor.id)[-1]
     data = prompt.button(h.tr("💰 Income"))["callback_data"]
     return actor, h.press_update(actor, actor.id, prompt.message_id, data)
+
+
+HAND_PREFIXES = ("me.", "mt.")  # 👁 My cards and ⏳ More time, on the turn message and prompts
+
+
+def answers(message: object) -> list[dict]:
+    """A message's buttons but 👁 My cards and ⏳ More time: its answers or choices."""
+    return [
+        b
+        for b in message.buttons()  # type: ignore[attr-defined]
+        if not str(b.get("callback_data", "")).startswith(HAND_PREFIXES)
+    ]

@@ -9,7 +9,7 @@ from typing import Any
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import BOT_USERNAME
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.rendering import guide
+from tgbot.rendering import guide, replies
 from tgbot.rendering.i18n import Catalogs, Translator
 from tgbot.telegram.commands import COMMANDS, help_text, listing, menus
 
@@ -73,7 +73,13 @@ def test_help_and_the_menus_list_the_table() -> None:
         assert command.group is not None or command.private is not None, command.name
         for said in (command.group, command.private):
             assert said is None or said.help is None or said.menu is not None, command.name
-    assert {c.name for c in COMMANDS if c.seated} == {"newgame", "join", "leave", "startgame"}
+    assert {c.name for c in COMMANDS if c.seated} == {
+        "newgame",
+        "join",
+        "leave",
+        "startgame",
+        "notify",
+    }
 
 
 async def test_the_bot_publishes_the_tables_menus_in_each_language(
@@ -114,7 +120,14 @@ async def test_each_command_works_where_the_table_says_and_only_there(
                 continue  # it opens a lobby; the flows' tests drive it
             for chat, said in ((GROUP, command.group), (person.id, command.private)):
                 answered = await _answered(h, person, chat, f"/{command.name}")
-                assert answered == (said is not None), (command.name, chat)
+                # A group's command sent in private gets a one-line hint (UX.md).
+                hint = chat == person.id and said is None
+                assert answered == (said is not None or hint), (command.name, chat)
+                if hint:
+                    said_there = h.sim.messages(chat)[-2].text
+                    assert said_there == replies.group_only(
+                        h.catalogs.get("ka"), f"/{command.name}"
+                    )
 
 
 async def test_commands_match_as_telegram_sends_them(redis_server_url: str) -> None:
@@ -124,8 +137,11 @@ async def test_commands_match_as_telegram_sends_them(redis_server_url: str) -> N
         for text in (f"/rules@{BOT_USERNAME}", "/RULES", f"/Rules@{BOT_USERNAME.upper()}"):
             assert await _answered(h, person, person.id, text), text
             assert h.sim.messages(person.id)[-2].text.startswith(rules)
-        for quiet in ("/rules@another_bot", "/nonsense", "rules", "/settings", "hello /rules"):
+        for quiet in ("/rules@another_bot", "/nonsense", "rules", "hello /rules"):
             assert not await _answered(h, person, person.id, quiet), quiet
+        # A group's command in private: a hint, in whatever case it was typed.
+        assert await _answered(h, person, person.id, f"/Settings@{BOT_USERNAME}")
+        assert h.sim.messages(person.id)[-2].text.startswith("/Settings")
         assert not await _answered(h, person, GROUP, "/board@another_bot")
         assert await _answered(h, person, GROUP, f"/board@{BOT_USERNAME}")
 

@@ -6,7 +6,7 @@ import asyncio
 import random
 import time
 
-from tests.bot.play import GROUP, open_and_start, play_to_end, players
+from tests.bot.play import GROUP, answers, open_and_start, play_to_end, players
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage
 from tgbot.config import Deadlines
@@ -115,7 +115,7 @@ async def test_the_first_challenge_closes_the_window(redis_server_url: str) -> N
         actor, message = await claim(h, users, "👑 Tax", group)
         await h.press(challenger, group, message.message_id, data_of(h, message, "⚔️ Challenge"))
         await h.delivered(game_id)
-        assert not message.keyboard
+        assert not answers(message)  # 👁 My cards stays while the turn goes on
         record = await h.record(game_id)
         assert record is not None
         game = record.game()
@@ -136,14 +136,14 @@ async def test_a_block_opens_its_own_answers_on_the_same_message(redis_server_ur
         users = players(3)
         game_id = await open_and_start(h, users)
         actor, message = await claim(h, users, "🤝 Foreign Aid")
-        labels = {b["text"] for b in message.buttons()}
+        labels = {b["text"] for b in answers(message)}
         block_label = h.tr("🛡 Block: {character_ins}").format(character_ins="ჰერცოგით")
         assert labels == {block_label, h.tr("✅ Pass")}
         blocker = next(u for u in users if u != actor)
         block = message.buttons()[0]["callback_data"]
         await h.press(blocker, GROUP, message.message_id, block)
         await h.delivered(game_id)
-        assert {b["text"] for b in message.buttons()} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
+        assert {b["text"] for b in answers(message)} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
         # The old window's buttons are gone; a press of them is out of date.
         answer = await h.press(blocker, GROUP, message.message_id, block)
         assert answer["text"] == h.tr("This button is out of date.")
@@ -180,7 +180,7 @@ async def test_answers_in_private_when_the_group_chose_so(redis_server_url: str)
         for u in others:
             prompt = h.sim.with_buttons(u.id)[-1]
             assert claim_line and claim_line in prompt.text  # says what it answers
-            assert {b["text"] for b in prompt.buttons()} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
+            assert {b["text"] for b in answers(prompt)} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
             await h.press_text(u, u.id, h.tr("✅ Pass"))
         await h.delivered(game_id)
         record = await h.record(game_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tests.bot.play import GROUP, open_and_start, open_lobby, play_to_end, players
+from tests.bot.play import GROUP, answers, open_and_start, open_lobby, play_to_end, players
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.engine import Action, Allegiance, Character, DecisionKind, Variant, view_of
 from tgbot.engine import events as ev
@@ -55,7 +55,7 @@ async def pass_at_the_table(h: Harness, game_id: str, users: list[TgUser]) -> No
     record = await h.record(game_id)
     assert record is not None
     (message,) = answer_messages(h)
-    labels = {b["text"] for b in message.buttons()}
+    labels = {b["text"] for b in answers(message)}
     assert labels == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}  # no Block on these claims
     for pid in record.game().awaiting().players:
         user = next(u for u in users if u.id == pid)
@@ -143,7 +143,8 @@ async def test_examine_shows_the_card_only_to_the_examiner(redis_server_url: str
         third = next(u for u in users if u not in (actor, target))
         picker = h.sim.with_buttons(actor.id)[-1]
         assert "დაკითხვის" in picker.text  # the action in the genitive: "whom to examine"
-        assert {b["text"] for b in picker.buttons()} == {
+        # Each target shows their coins and face-down cards after the name.
+        assert {b["text"].split(" · ")[0] for b in answers(picker)} == {
             *(u.first_name for u in users if u != actor),
             h.tr("« Back"),
         }
@@ -159,13 +160,13 @@ async def test_examine_shows_the_card_only_to_the_examiner(redis_server_url: str
         if game.awaiting().kind is DecisionKind.SHOW_CARD:  # two different cards: they choose
             prompt = h.sim.with_buttons(target.id)[-1]
             assert actor.first_name in prompt.text
-            labels = [b["text"] for b in prompt.buttons()]
+            labels = [b["text"] for b in answers(prompt)]
             hand = view_of(game, target.id).my_cards
             order = list(Character)
             wanted = sorted(set(hand), key=order.index)
             assert labels == ["👁 " + character_name(h.catalogs.get("ka"), c) for c in wanted]
             await h.press(
-                target, target.id, prompt.message_id, prompt.buttons()[-1]["callback_data"]
+                target, target.id, prompt.message_id, answers(prompt)[-1]["callback_data"]
             )
             await h.delivered(game_id)
             record = await h.record(game_id)
@@ -182,7 +183,7 @@ async def test_examine_shows_the_card_only_to_the_examiner(redis_server_url: str
         assert seen_line and told_line
         prompt = h.sim.with_buttons(actor.id)[-1]
         assert seen_line in prompt.text
-        assert {b["text"] for b in prompt.buttons()} == {
+        assert {b["text"] for b in answers(prompt)} == {
             h.tr("👍 Let them keep it"),
             h.tr("🔁 Make them swap it"),
         }
@@ -246,11 +247,16 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         assert h.tr("🐷 Embezzle") not in {b["text"] for b in prompt.buttons()}  # Reserve 0
         await h.press_text(actor, actor.id, h.tr("🔀 Convert"))
         picker = h.sim.with_buttons(actor.id)[-1]
-        labels = {b["text"] for b in picker.buttons()}
+        labels = {b["text"] for b in answers(picker)}
         others = [u for u in users if u != actor]
+        game = record.game()
         assert labels == {
             h.tr("🔀 Myself (1 coin)"),
-            *(f"{u.first_name} (2)" for u in others),
+            *(
+                f"{ui.ALLEGIANCE_MARKS[game.player(u.id).allegiance]} {u.first_name}"  # type: ignore[index]
+                f" · 💰{game.player(u.id).coins} · 🂠🂠 (2)"
+                for u in others
+            ),
             h.tr("« Back"),
         }
         await h.press_text(actor, actor.id, h.tr("🔀 Myself (1 coin)"))
@@ -375,7 +381,11 @@ async def test_answers_in_private_to_an_examine(redis_server_url: str) -> None:
         await h.press_text(actor, actor.id, h.tr("🔍 Examine"))
         picker = h.sim.with_buttons(actor.id)[-1]
         # While divided, only the other side may be examined.
-        assert [b["text"] for b in picker.buttons()] == [rival.first_name, h.tr("« Back")]
+        mark = ui.ALLEGIANCE_MARKS[game.player(rival.id).allegiance]  # type: ignore[index]
+        assert [b["text"].split(" · ")[0] for b in answers(picker)] == [
+            f"{mark} {rival.first_name}",
+            h.tr("« Back"),
+        ]
         await h.press(actor, actor.id, picker.message_id, picker.buttons()[0]["callback_data"])
         await h.delivered(game_id)
         assert not answer_messages(h)  # nothing to press at the table
@@ -385,7 +395,7 @@ async def test_answers_in_private_to_an_examine(redis_server_url: str) -> None:
             if u == actor:
                 continue
             (prompt,) = h.sim.with_buttons(u.id)
-            assert {b["text"] for b in prompt.buttons()} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
+            assert {b["text"] for b in answers(prompt)} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
             said = describe(declared, t, names, u.id)  # the claim, as this reader reads it
             assert said and said in prompt.text
             await h.press_text(u, u.id, h.tr("✅ Pass"))

@@ -25,7 +25,7 @@ from ..engine import events as ev
 from ..service import callbacks
 from .history import bluff_summary, claims_text
 from .i18n import N_, Translator
-from .prompting import convert_label
+from .prompting import target_label
 from .tabletop import final_text
 from .texts import (
     ALLEGIANCE_NAMES,
@@ -203,7 +203,7 @@ def label(t: Translator, d: Decision, view: PlayerView, names: Names) -> str:
     """A decision's button label; a targeted action names its action and its target."""
     if isinstance(d, TakeAction) and d.target is not None:
         if d.action is Action.CONVERT and view.viewer is not None:
-            return convert_label(t, d, view.viewer, names)
+            return target_label(t, d, view.viewer, names, view)
         return f"{ACTION_BUTTONS[d.action](t)} → {decision_label(t, d, names)}"
     return decision_label(t, d, names)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..service.outcomes import Notice, Refusal, Said
 from .i18n import N_, Translator
+from .ui import Screen
 
 REFUSALS: dict[Refusal, str] = {
     Refusal.GAME_OVER: N_("This game is over."),
@@ -31,6 +32,8 @@ REFUSALS: dict[Refusal, str] = {
     ),
     Refusal.NOT_YOURS_TO_ANSWER: N_("It is not yours to answer."),
     Refusal.CANNOT_ANSWER_THAT_WAY: N_("You cannot answer that way."),
+    Refusal.MORE_TIME_USED: N_("You have already used your extra time in this game."),
+    Refusal.NOT_WAITING_FOR_YOU: N_("Nobody is waiting for you now."),
     Refusal.UNKNOWN_LANGUAGE: N_("Unknown language."),
     Refusal.NO_SUCH_GAME_ID: N_("There is no game with that id."),
     Refusal.NOT_A_PLAYER_OF_REPLAY: N_("Only the players of a game can ask for its replay."),
@@ -54,6 +57,7 @@ NOTICES: dict[Notice, str] = {
     Notice.NEW_GAME_OPENED: N_("🆕 New game opened."),
     Notice.JOINED: N_("✋ You joined the game."),
     Notice.LEFT: N_("🚪 You left the game."),
+    Notice.MORE_TIME: N_("⏳ 30 seconds more. Only once per game."),
 }
 
 # The AI players' names, by seat (-1, -2, ...), in the group's language.
@@ -95,3 +99,37 @@ def unreachable_note(t: Translator, player: str, bot_username: str) -> str:
 def question_closed(t: Translator) -> str:
     """A private question's last look when the step says nothing of the reader's own."""
     return t.gettext("☑️ This question is closed.")
+
+
+def opener_not_in_yet(t: Translator, name: str) -> str:
+    """The lobby's last line while whoever opened it cannot be written to privately yet."""
+    return t.gettext(
+        "📵 {name} is not in yet: I can only deal cards to those who pressed Start in a "
+        "private chat with me."
+    ).format(name=name)
+
+
+def notify_toggled(t: Translator, name: str, on: bool, reachable: bool, link: str) -> Screen:
+    """The group's reply to /notify: on or off for that person; one the bot cannot write
+    to yet gets the button to start it (they are told only once they have)."""
+    if not on:
+        text = t.gettext("🔕 {name}, I will no longer tell you when a game opens here.")
+        return Screen(text.format(name=name))
+    text = t.gettext(
+        "🔔 {name}, I will tell you privately when a game opens here (/notify again stops it)."
+    ).format(name=name)
+    if reachable:
+        return Screen(text)
+    text += "\n" + t.gettext("First open the bot and press Start, so that I may write to you.")
+    return Screen(text, [[{"text": t.gettext("🤖 Open the bot"), "url": link}]])
+
+
+def game_opened_notice(t: Translator, opener: str, group: str) -> str:
+    """The private notice (/notify) that a game opened in a group."""
+    if group:
+        return t.gettext("🔔 {name} opens a game of Coup in “{group}”: join there.").format(
+            name=opener, group=group
+        )
+    return t.gettext("🔔 {name} opens a game of Coup in your group: join there.").format(
+        name=opener
+    )

@@ -22,6 +22,7 @@ from .ui import (
     ACTION_BUTTONS,
     ALLEGIANCE_MARKS,
     Button,
+    Keyboard,
     Screen,
     answers_question,
     decision_label,
@@ -86,6 +87,21 @@ class Asking:
             for d in decisions
         ]
 
+    def target_buttons(self, decisions: Sequence[TakeAction]) -> Keyboard:
+        """One button per target, each with that player's coins and face-down cards; two
+        to a row while they are short enough, else one each (a long name is cut)."""
+        seats = [p.id for p in self.view.seats]
+        items = [
+            self.button(
+                target_label(self.t, d, self.player_id, self.names, self.view),
+                callbacks.encode_decision(d, seats),
+            )
+            for d in decisions
+        ]
+        # Held to the keep pairs' measure: wider labels cannot share a phone's row.
+        wide = any(len(b["text"]) > KEEP_SHARED_ROW_CHARS for b in items)
+        return rows_of(items, 1 if wide else 2)
+
     def screen(self, lines: Sequence[str]) -> Screen:
         """The prompt's text with a button for each legal decision."""
         return Screen("\n".join(lines), rows_of(self.decision_buttons(self.view.legal)))
@@ -101,7 +117,8 @@ def turn_screen(a: Asking) -> Screen:
     legal = a.view.legal
     if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
         forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Against whom?")
-        return Screen(a.hand() + "\n" + forced, rows_of(a.decision_buttons(legal)))
+        coups = [d for d in legal if isinstance(d, TakeAction)]
+        return Screen(a.hand() + "\n" + forced, a.target_buttons(coups))
     items: list[Button] = []
     wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
     codes: set[str] = set()  # targeted actions appear once, as a button to their picker
@@ -127,17 +144,12 @@ WIDE_ACTIONS = frozenset({Action.FOREIGN_AID})
 
 
 def target_screen(a: Asking, action: Action) -> Screen:
-    """The target picker for a targeted action, with a Back button."""
+    """The target picker for a targeted action, with a Back button: each target shows
+    their coins and face-down cards, so nobody goes back to the group to look."""
     t = a.t
     legal = [d for d in a.view.legal if isinstance(d, TakeAction) and d.action is action]
-    items = a.decision_buttons(legal)
     if action is Action.CONVERT:
         # Converting yourself costs 1, another player 2: the buttons say so.
-        seats = [p.id for p in a.view.seats]
-        items = [
-            a.button(convert_label(t, d, a.player_id, a.names), callbacks.encode_decision(d, seats))
-            for d in legal
-        ]
         prompt = t.gettext(
             "🔀 Whose side changes? Yourself for 1 coin, another player for 2 "
             "(the coins go into the Reserve)."
@@ -147,16 +159,33 @@ def target_screen(a: Asking, action: Action) -> Screen:
         prompt = t.gettext("{action_gen}: choose a target.").format(
             action_gen=action_in(t, action, Case.GENITIVE)
         )
-    items.append(a.button(t.gettext("« Back"), callbacks.BACK))
-    return Screen(a.hand() + "\n" + prompt, rows_of(items))
+    keyboard = [*a.target_buttons(legal), [a.button(t.gettext("« Back"), callbacks.BACK)]]
+    return Screen(a.hand() + "\n" + prompt, keyboard)
 
 
-def convert_label(t: Translator, decision: TakeAction, me: int, names: Names) -> str:
-    """A Conversion target's button: yourself, or another player's name (with the cost)."""
-    if decision.target == me:
+# A target's name is cut to this many characters on a picker's button, so that the coins
+# and cards after it stay visible on a phone.
+TARGET_NAME_CHARS = 14
+
+
+def target_label(
+    t: Translator, decision: TakeAction, me: int, names: Names, view: PlayerView
+) -> str:
+    """A target's button: "Nino · 💰3 · 🂠🂠" (with the side's mark in Reformation; a
+    Conversion says its cost: yourself for 1, another player for 2)."""
+    if decision.action is Action.CONVERT and decision.target == me:
         return t.gettext("🔀 Myself (1 coin)")
-    name = names.get(decision.target or 0, str(decision.target))
-    return f"{name} (2)"
+    target = decision.target if decision.target is not None else 0
+    name = names.get(target, str(target))
+    if len(name) > TARGET_NAME_CHARS:
+        name = name[: TARGET_NAME_CHARS - 1] + "…"
+    seat = view.seat(target)
+    label = f"{name} · 💰{seat.coins} · " + "🂠" * seat.cards_down
+    if seat.allegiance is not None:
+        label = f"{ALLEGIANCE_MARKS[seat.allegiance]} {label}"
+    if decision.action is Action.CONVERT:
+        label += " (2)"
+    return label
 
 
 def response_question(t: Translator, view: PlayerView) -> str:

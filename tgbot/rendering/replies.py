@@ -48,3 +48,10 @@ def open_the_bot_first(t: Translator, name: str, link: str) -> Screen:
     text = t.gettext("{name}, open the bot and press Start, and you're in.").format(name=name)
     button: Button = {"text": t.gettext("🤖 Open the bot"), "url": link}
     return Screen(text, [[button]])
+
+
+def group_only(t: Translator, command: str) -> str:
+    """The hint for a group's command sent in a private chat (one line)."""
+    return t.gettext("{command} works in a group: add me to a group and send it there.").format(
+        command=command
+    )

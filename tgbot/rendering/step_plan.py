@@ -20,7 +20,7 @@ from ..engine import Decision, DecisionKind, Game, PlayerView, view_of
 from ..engine import events as ev
 from ..service.plan import Deadline, Edit, Fallback, Plan, Send
 from ..service.steps import TURN_REF, Claim, StepOutcome, Table, prompt_ref
-from . import history, notices, prompting, tabletop, ui
+from . import hand, history, notices, prompting, tabletop, ui
 from .i18n import Catalogs, Translator
 from .texts import Names, describe, involves
 from .texts import told as worth_a_line
@@ -202,6 +202,11 @@ class StepPlanner:
         text = tabletop.turn_message(
             t, public, names, story, outcome.seconds_left, False, question=question
         )
+        if kb is not None or turn_ref is not None:  # never a second call for a bare send
+            more = bool(outcome.answer_options) and bool(
+                set(waiting.players) - table.more_time_used
+            )
+            kb = (kb or []) + hand.table_row(t, table.game_id, outcome.context, more)
         self._turn_op(plan, table, turn_ref, text, kb, deadline, outcome.same_context)
 
     def turn_as_it_stands(
@@ -224,6 +229,8 @@ class StepPlanner:
         kb: ui.Keyboard | None = None
         if answers_at is not None:
             kb = tabletop.answer_buttons(t, table.game_id, answers_at, options, names)
+            more = bool(set(game.awaiting().players) - table.more_time_used)
+            kb += hand.table_row(t, table.game_id, answers_at, more)
         lines = story_lines(t, names, story, told)
         text = tabletop.turn_message(t, view_of(game), names, lines, seconds_left, False)
         return Edit(table.chat, turn_ref, text, kb)
@@ -296,6 +303,8 @@ class StepPlanner:
                 and (line := describe(e, t, names, user_id))
             ]
             screen = self._prompt(t, outcome, view, events, names, hand_shown)
+            if user_id not in table.more_time_used:
+                screen.keyboard += hand.prompt_row(t, table.game_id, outcome.context)
             plan.add(
                 Send(
                     user_id,

@@ -48,6 +48,7 @@ def table_of(record: GameRecord, over: bool = False) -> Table:
         record.claims,
         record.commitment,
         record.seed if over else None,
+        frozenset(record.more_time),
     )
 
 

@@ -9,6 +9,10 @@ The families, by prefix (any data that is none of the first three is a game's bu
 - ``lang.<code>``: the private language picker (`language`).
 - ``cfg.<key>``: a group's settings screen, one button per setting (`setting`).
 - ``rp.<game id>``: the Replay button under a game's summary (`replay`).
+- ``me.<game id>``: 👁 My cards on the group's turn message (`my_cards`): any player's
+  own cards in a pop-up; valid as long as the game is on, so it names no context.
+- ``mt.<game id>.<context>``: ⏳ More time (`more_time`), on the turn message for the
+  answerers and on a private prompt: 30 s more for the decision of that context.
 - ``<game id>.<context version>.<code>``: a game's button (`pack`, `unpack`). The context
   version is the game version at which the buttons' decision was offered; a press from an
   older context is stale. The code is a decision's code (engine/codes.py, the same as in
@@ -37,6 +41,11 @@ REPLAY_PREFIX = "rp."
 LANGUAGE_PATTERN = re.compile(re.escape(LANGUAGE_PREFIX) + "(.*)", re.DOTALL)
 SETTING_PATTERN = re.compile(re.escape(SETTING_PREFIX) + "(.*)", re.DOTALL)
 REPLAY_PATTERN = re.compile(re.escape(REPLAY_PREFIX))
+MY_CARDS_PREFIX = "me."
+MORE_TIME_PREFIX = "mt."
+# Whole-data patterns: a malformed one falls through to a game's button and is refused.
+MY_CARDS_PATTERN = re.compile(re.escape(MY_CARDS_PREFIX) + r"([a-z0-9]{6,16})\Z")
+MORE_TIME_PATTERN = re.compile(re.escape(MORE_TIME_PREFIX) + r"([a-z0-9]{6,16})\.(\d{1,9})\Z")
 
 
 def language(code: str) -> str:
@@ -57,6 +66,16 @@ def replay(game_id: str) -> str:
 def replay_game(data: str) -> str:
     """The game id a Replay button's data names (checked by whoever looks the game up)."""
     return data.removeprefix(REPLAY_PREFIX)
+
+
+def my_cards(game_id: str) -> str:
+    """The data of a game's 👁 My cards button."""
+    return MY_CARDS_PREFIX + game_id
+
+
+def more_time(game_id: str, context: int) -> str:
+    """The data of a game's ⏳ More time button for the decision of `context`."""
+    return f"{MORE_TIME_PREFIX}{game_id}.{context}"
 
 
 # ---- a game's buttons ------------------------------------------------------------------

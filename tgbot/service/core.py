@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..engine import Game, game_to_dict
-from ..rendering import tabletop, ui
+from ..rendering import notices, tabletop, ui
 from ..rendering.i18n import Catalogs
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
@@ -27,7 +27,7 @@ from ..storage.updates import Handling
 from .history import History
 from .outcomes import Refusal
 from .plan import Send
-from .records import GAME_ID, OVER, GameRecord
+from .records import GAME_ID, LOBBY, OVER, GameRecord
 from .results import Origin, Reply, UserError
 from .step_messages import (
     StepMessages,
@@ -166,10 +166,15 @@ class GameSteps:
     def lobby_screen(self, record: GameRecord) -> ui.Screen:
         """The lobby's message as it stands: who opened it, who joined, how long it waits."""
         t = self.catalogs.get(record.lang)
-        creator = next((s.name for s in record.players if s.id == record.creator), "")
+        seated = next((s.name for s in record.players if s.id == record.creator), None)
+        creator = seated or record.creator_name
         left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
         names = [s.name for s in record.players]
-        return tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
+        screen = tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
+        if seated is None and record.creator_name and record.status == LOBBY:
+            # Honest about the opener who is not in yet: the deep link is in their reply.
+            screen.text += "\n" + notices.opener_not_in_yet(t, creator)
+        return screen
 
     def finish(self, record: GameRecord, tx: GameTx, status: str) -> None:
         """Close a game for good (`status`): no deadline, no prompt, its chat and players

@@ -13,6 +13,7 @@ from . import archive
 from .core import DEADLINE_LEASE_MS, GameSteps
 from .lobby import LobbyRoom
 from .records import LOBBY, OVER, PLAYING, GameRecord
+from .steps import MORE_TIME_S
 
 log = logging.getLogger(__name__)
 
@@ -79,13 +80,16 @@ class DeadlineRoom:
         """A decision's prompt reached Telegram: its deadline is `seconds` from now if it is
         the first of its prompts to arrive, else at least that (compare-and-set: only while
         that decision is still the one awaited)."""
-        due_ms = self.steps.now_ms() + 1000 * seconds
+        now_ms = self.steps.now_ms()
 
         def build(seen: Seen, tx: GameTx) -> None:
             if seen.record is None:
                 return
             record = GameRecord.from_dict(json.loads(seen.record))
             first = record.delivered != context
+            # ⏳ More time taken for this decision (before its prompt was reported) stays.
+            extra = sum(MORE_TIME_S for c in record.more_time.values() if c == context)
+            due_ms = now_ms + 1000 * (seconds + extra)
             if (
                 record.status != PLAYING
                 or record.context != context

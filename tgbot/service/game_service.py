@@ -26,6 +26,7 @@ from .core import (  # noqa: F401  (the names the Telegram layer and tests impor
     reply_op,
 )
 from .deadlines import DeadlineRoom
+from .hand import HandRoom
 from .history import History
 from .lobby import LobbyRoom
 from .play import PlayRoom
@@ -90,6 +91,7 @@ class GameService:
         deadlines = DeadlineRoom(steps, lobby)
         queries = QueryRoom(steps, prefs)
         app = AppRoom(steps, play)
+        hand = HandRoom(steps)
         # Languages and settings.
         self.person_language = prefs.person_language
         self.translator_for = prefs.translator_for
@@ -109,6 +111,8 @@ class GameService:
         self.play_again = lobby.play_again
         self.private_started = lobby.private_started
         self.join_link = lobby.join_link
+        self.start_link = lobby.start_link
+        self.toggle_notify = lobby.toggle_notify
         self.chat_closed = lobby.chat_closed
         self.chat_migrated = lobby.chat_migrated
         # Presses of game buttons.
@@ -116,6 +120,9 @@ class GameService:
         # The Mini App.
         self.app_view = app.app_view
         self.app_decide = app.app_decide
+        # 👁 My cards and ⏳ More time.
+        self.my_cards = hand.my_cards
+        self.more_time = hand.more_time
         # Deadlines.
         self.fire_deadline = deadlines.fire_deadline
         self.prompt_delivered = deadlines.prompt_delivered

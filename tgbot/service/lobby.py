@@ -9,10 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
-from ..rendering import guide, notices, tabletop
+from ..rendering import guide, notices, replies, tabletop
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
+from ..storage.plan import Writes
 from ..storage.updates import Handling
 from . import archive, fairness
 from .core import (
@@ -22,6 +23,7 @@ from .core import (
     GameSteps,
     NeedsStart,
     never_admin,
+    reply_op,
 )
 from .outcomes import Notice, Refusal, Said
 from .plan import Edit, Send
@@ -157,7 +159,12 @@ class LobbyRoom:
         return Said(Notice.NEW_GAME_OPENED, lang)
 
     async def new_game(
-        self, chat_id: int, thread_id: int | None, person: Person, update: Handling | None = None
+        self,
+        chat_id: int,
+        thread_id: int | None,
+        person: Person,
+        update: Handling | None = None,
+        title: str = "",
     ) -> Reply | None:
         """Open a lobby in a group; the creator joins it if the bot may write to them."""
         lang = await self.prefs.group_language(chat_id)
@@ -166,13 +173,16 @@ class LobbyRoom:
             raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
         prefs = await self.store.prefs.user_prefs(person.id)
         record = await self._new_record(chat_id, thread_id, person.id)
+        record.creator_name = person.name
         game_id, now = record.id, record.created_ms
+        reachable = prefs.get("dm") == "1"
+        opener_lang = pick_language(prefs.get("lang"), person.language_code)
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
 
         def build(seen: Seen, tx: GameTx) -> None:
             if seen.chat(chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
-            if prefs.get("dm") == "1" and not seen.player(person.id):
+            if reachable and not seen.player(person.id):
                 record.players.append(
                     Seat(
                         person.id,
@@ -184,6 +194,11 @@ class LobbyRoom:
             tx.claim_chat(chat_id)
             screen = self.steps.lobby_screen(record)
             tx.send(game_id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
+            if not reachable:  # as Join does: the deep link that seats them at Start
+                t = self.catalogs.get(opener_lang)
+                link = replies.open_the_bot_first(t, person.name, self.join_link(game_id))
+                origin = Origin(update, chat_id, thread_id)
+                tx.send(game_id, reply_op(origin, Reply(link.text, link.keyboard)))
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or now)
 
@@ -192,7 +207,38 @@ class LobbyRoom:
         )
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self.steps.committed(game_id)
+        await self._tell_the_notify_list(record, person, title)
         return None
+
+    async def toggle_notify(self, chat_id: int, person: Person, reachable_link: str) -> Reply:
+        """/notify in a group: the person is told privately when a game opens there (or no
+        longer); one who never started the bot is shown where to (they are told only then)."""
+        on = await self.store.prefs.toggle_notify(chat_id, person.id, person.language_code or "")
+        prefs = await self.store.prefs.user_prefs(person.id)
+        t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
+        screen = notices.notify_toggled(t, person.name, on, prefs.get("dm") == "1", reachable_link)
+        return Reply(screen.text, screen.keyboard or None)
+
+    async def _tell_the_notify_list(self, record: GameRecord, opener: Person, title: str) -> None:
+        """Tell privately those on the group's /notify list that a game opened there: only
+        people who started the bot, never the opener, each at most once per group in
+        NOTIFY_COOLDOWN_S (storage/prefs.py), so a busy group floods nobody."""
+        listed = await self.store.prefs.notify_list(record.chat_id)
+        reachable = []
+        for user_id, code in listed.items():
+            prefs = await self.store.prefs.user_prefs(user_id)
+            if user_id != opener.id and prefs.get("dm") == "1":
+                reachable.append((user_id, pick_language(prefs.get("lang"), code or None)))
+        told = set(await self.store.prefs.claim_notices(record.chat_id, [u for u, _ in reachable]))
+        writes = Writes()
+        for user_id, lang in reachable:
+            if user_id in told:
+                t = self.catalogs.get(lang)
+                text = notices.game_opened_notice(t, opener.name, title)
+                writes.send(record.id, Send(user_id, text).to_op())
+        if writes.outbox:
+            await self.store.commits.commit(writes)
+            await self.steps.committed(record.id)
 
     async def join(
         self,
@@ -446,6 +492,10 @@ class LobbyRoom:
         settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
             await self.store.prefs.set_chat_settings(new_chat_id, **settings)
+
+    def start_link(self) -> str:
+        """The deep link that opens the bot privately (its Start button)."""
+        return f"https://t.me/{self.bot_username}?start=hi"
 
     def join_link(self, game_id: str) -> str:
         """The deep link that opens the bot privately and joins the lobby at Start."""

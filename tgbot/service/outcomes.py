@@ -38,6 +38,9 @@ class Refusal(Enum):
     # answers at the table
     NOT_YOURS_TO_ANSWER = auto()
     CANNOT_ANSWER_THAT_WAY = auto()
+    # ⏳ More time
+    MORE_TIME_USED = auto()
+    NOT_WAITING_FOR_YOU = auto()
     # the person's settings
     UNKNOWN_LANGUAGE = auto()
     # replays
@@ -67,6 +70,7 @@ class Notice(Enum):
     NEW_GAME_OPENED = auto()
     JOINED = auto()
     LEFT = auto()
+    MORE_TIME = auto()
 
 
 _ENGINE_REFUSALS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import IllegalDecision, view_of
-from ..rendering import prompting
+from ..rendering import hand, prompting
 from ..rendering.i18n import pick_language
 from ..storage.commit import Duplicate
 from ..storage.games import GameTx, Seen
@@ -85,8 +85,12 @@ class PlayRoom:
             t = self.catalogs.get(lang)
             asking = prompting.Asking(t, view_of(game, person.id), record.id, record.context, names)
             if picker is not None:
-                return CallbackResult(edit=prompting.target_screen(asking, picker))
-            return CallbackResult(edit=prompting.turn_screen(asking))
+                screen = prompting.target_screen(asking, picker)
+            else:
+                screen = prompting.turn_screen(asking)
+            if person.id not in record.more_time:  # the prompt's ⏳ More time stays on it
+                screen.keyboard += hand.prompt_row(t, record.id, pressed.context)
+            return CallbackResult(edit=screen)
         try:
             decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
         except callbacks.BadButton:

@@ -69,6 +69,12 @@ class GameRecord:
     # group saw at the start, and the opening hands as dealt, [[player, [card, card]], ...].
     commitment: str | None = None
     deal: list[list[Any]] | None = None
+    # ⏳ More time, once per player per game: who used it, and at which decision context
+    # (a prompt's delivery that starts that deadline keeps the extra time).
+    more_time: dict[int, int] = field(default_factory=dict)
+    # Who opened the lobby, by name: the lobby names them even before they can join (a
+    # person who never started the bot joins once they press Start).
+    creator_name: str = ""
 
     def game_variant(self) -> Variant:
         """The variant this game is (or will be) played with."""
@@ -103,6 +109,7 @@ class GameRecord:
         data = asdict(self)
         data["schema"] = RECORD_SCHEMA
         data["prompts"] = {str(k): v for k, v in self.prompts.items()}
+        data["more_time"] = {str(k): v for k, v in self.more_time.items()}
         return data
 
     @classmethod
@@ -114,4 +121,5 @@ class GameRecord:
         data["timing"] = Timing(**data["timing"])
         data["players"] = [Seat(**s) for s in data["players"]]
         data["prompts"] = {int(k): v for k, v in data["prompts"].items()}
+        data["more_time"] = {int(k): v for k, v in data.get("more_time", {}).items()}
         return cls(**data)

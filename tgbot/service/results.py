@@ -50,6 +50,7 @@ class CallbackResult:
     alert: bool = False
     url: str | None = None
     edit: Screen | None = None
+    text: str | None = None  # words rendering wrote for this reader (👁 My cards), not `said`
 
 
 class UserError(Exception):

@@ -12,6 +12,8 @@ from ..engine import Character, Decision
 from ..engine import events as ev
 
 TURN_REF = "turn"
+# ⏳ More time: how much a player may add to a deadline they are awaited for, once a game.
+MORE_TIME_S = 30
 LOBBY_REF = "lobby"
 
 
@@ -48,6 +50,7 @@ class Table:
     # is over (it deals every hand): service/fairness.py.
     commitment: str | None = None
     seed: int | None = None
+    more_time_used: frozenset[int] = frozenset()  # who has used their ⏳ More time
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,6 +102,16 @@ class Keys:
         """Hash: a group's settings (language, deadlines, AFK limit)."""
         return f"{self.prefix}:chat:{chat_id}:settings"
 
+    def notify_list(self, chat_id: int) -> str:
+        """The people of a group who asked to be told privately when a game opens there
+        (/notify), in the group's slot ``{c:<chat id>}``, as its notice marks."""
+        return f"{self.prefix}:{{{chat_owner(chat_id)}}}:notify"
+
+    def notified(self, chat_id: int, user_id: int) -> str:
+        """A mark that a person was told of a game opening in a group (it caps the notices:
+        one per person per group while it lives), in the group's slot."""
+        return f"{self.prefix}:{{{chat_owner(chat_id)}}}:notified:{user_id}"
+
     def user_game(self, user_id: int) -> str:
         """The game a person is in."""
         return f"{self.prefix}:user:{user_id}:game"

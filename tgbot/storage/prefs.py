@@ -11,6 +11,40 @@ from .commit import MAX_CAS_ATTEMPTS, Conflict
 from .keys import Keys
 from .plan import SEEN_KEPT, UPDATE_MARK_TTL_S, dumps
 
+# /notify: a group's list lives this long after its last change or use (a group that
+# plays no more forgets it); a person is told of a group's new game at most once per
+# NOTIFY_COOLDOWN_S, and a game's opening tells at most NOTIFY_MAX_PER_LOBBY people (the
+# bot's 30 messages a second are shared by every group).
+NOTIFY_TTL_S = 180 * 24 * 3600
+NOTIFY_COOLDOWN_S = 600
+NOTIFY_MAX_PER_LOBBY = 30
+
+# Toggle ARGV[1] in the hash KEYS[1] (its value ARGV[3], a language code); 1 when it is
+# in the hash now. ARGV[2]: the hash's TTL.
+_TOGGLE = """
+local on = 1
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  on = 0
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return on
+"""
+
+# KEYS[1] the group's list, KEYS[2..] each candidate's mark: the (1-based) candidates
+# whose mark was free, now set for ARGV[1] s; at most ARGV[3]. The list's TTL is renewed.
+_CLAIM_NOTICES = """
+local told = {}
+for i = 2, #KEYS do
+  if #told >= tonumber(ARGV[3]) then break end
+  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ARGV[1]) then told[#told + 1] = i - 1 end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return told
+"""
+
 
 class Prefs:
     """Preferences and settings."""
@@ -27,6 +61,36 @@ class Prefs:
     async def set_user_prefs(self, user_id: int, **values: str) -> None:
         """Store some of a person's preferences."""
         await self.redis.hset(self.keys.user_prefs(user_id), mapping=values)
+
+    async def toggle_notify(self, chat_id: int, user_id: int, language_code: str) -> bool:
+        """/notify in a group: add the person to those told of a new game there (with their
+        Telegram language then: the notice's, until they choose one), or take them off;
+        True when they are now on it. The list lives NOTIFY_TTL_S after its last change
+        or use."""
+        key = self.keys.notify_list(chat_id)
+        on = await self.redis.eval(_TOGGLE, 1, key, user_id, NOTIFY_TTL_S, language_code)
+        return bool(int(on))
+
+    async def claim_notices(
+        self, chat_id: int, candidates: list[int], cooldown_s: int = NOTIFY_COOLDOWN_S
+    ) -> list[int]:
+        """Of `candidates` (people on the group's list), those to be told of a game opening
+        now: each at most once per `cooldown_s` per group, at most NOTIFY_MAX_PER_LOBBY at a
+        time. One script on the group's slot (the list and every mark share it)."""
+        if not candidates:
+            return []
+        keys = [self.keys.notify_list(chat_id)]
+        keys += [self.keys.notified(chat_id, u) for u in candidates]
+        told = await self.redis.eval(
+            _CLAIM_NOTICES, len(keys), *keys, cooldown_s, NOTIFY_TTL_S, NOTIFY_MAX_PER_LOBBY
+        )
+        return [candidates[int(i) - 1] for i in told]
+
+    async def notify_list(self, chat_id: int) -> dict[int, str]:
+        """The people of a group who asked to be told when a game opens there, each with
+        their Telegram language when they asked ("" if none)."""
+        listed = await self.redis.hgetall(self.keys.notify_list(chat_id))
+        return {int(u): str(code) for u, code in sorted(listed.items())}
 
     async def chat_settings(self, chat_id: int) -> dict[str, str]:
         """A group's stored settings."""

@@ -36,6 +36,7 @@ class CommandCall:
     args: str  # the words after the command, one space apart
     t: Translator  # the chat's language: the group's, or the person's in private
     is_admin: AdminCheck  # whether the sender is an admin of a group (asked only when needed)
+    title: str = ""  # the group's title (a /notify notice names the group)
 
     @property
     def chat_id(self) -> int:
@@ -88,7 +89,12 @@ async def _group_game(c: CommandCall) -> GameRecord | None:
 
 
 async def _newgame(c: CommandCall) -> Reply | None:
-    return await c.service.new_game(c.chat_id, c.origin.thread_id, c.person, c.origin.update)
+    origin = c.origin
+    return await c.service.new_game(c.chat_id, origin.thread_id, c.person, origin.update, c.title)
+
+
+async def _notify(c: CommandCall) -> Reply:
+    return await c.service.toggle_notify(c.chat_id, c.person, c.service.start_link())
 
 
 async def _join(c: CommandCall) -> Reply | None:
@@ -230,6 +236,15 @@ COMMANDS: tuple[Command, ...] = (
         "cancel",
         _cancel,
         group=Listing(N_("cancel the game"), N_("cancel the game (its creator or an admin)")),
+    ),
+    Command(
+        "notify",
+        _notify,
+        group=Listing(
+            N_("tell me when a game opens here"),
+            N_("a private message when a game opens here (again: off)"),
+        ),
+        seated=True,  # someone who can be written to privately, not a group or channel
     ),
     Command("board", _board, group=Listing(N_("show the table"), N_("show the table again"))),
     Command(

@@ -157,11 +157,14 @@ class Dispatcher:
             ),
             (ButtonFamily(_matches_only, pattern=callbacks.SETTING_PATTERN), self._setting_pressed),
             (ButtonFamily(_matches_only, pattern=callbacks.REPLAY_PATTERN), self._replay_pressed),
+            (ButtonFamily(_matches_only, pattern=callbacks.MY_CARDS_PATTERN), self._hand_pressed),
+            (ButtonFamily(_matches_only, pattern=callbacks.MORE_TIME_PATTERN), self._hand_pressed),
             # Any other data: a game's button.
             (CallbackQueryHandler(_matches_only), self._game_pressed),
         ]
         # Unknown commands, and commands addressed to another bot, match none: quiet.
         message = filters.UpdateType.MESSAGE
+        private = message & filters.ChatType.PRIVATE
         self._others: list[Routed] = [
             (
                 ChatMemberHandler(_matches_only, ChatMemberHandler.MY_CHAT_MEMBER),
@@ -175,6 +178,12 @@ class Dispatcher:
             *(
                 (CommandHandler(c.name, _matches_only, where(c)), self._command_route(c))
                 for c in COMMANDS
+            ),
+            # A group's command sent in private: a one-line hint, not silence.
+            *(
+                (CommandHandler(c.name, _matches_only, private), self._group_only)
+                for c in COMMANDS
+                if c.private is None
             ),
         ]
 
@@ -311,6 +320,21 @@ class Dispatcher:
         result = await self.service.replay_pressed(person, query.data, handling)
         return CallbackAnswer(query.id, service_text(self.service.catalogs, result), result.alert)
 
+    async def _hand_pressed(
+        self, update: Update, found: re.Match[str], handling: Handling | None
+    ) -> CallbackAnswer:
+        """👁 My cards (a pop-up, nothing sent to the group) or ⏳ More time."""
+        query = update.callback_query
+        assert query is not None
+        person = person_of(query.from_user)
+        service = self.service
+        if str(query.data).startswith(callbacks.MY_CARDS_PREFIX):
+            result = await service.my_cards(person, found.group(1), handling)
+        else:
+            result = await service.more_time(person, found.group(1), int(found.group(2)), handling)
+        text = result.text if result.text is not None else service_text(service.catalogs, result)
+        return CallbackAnswer(query.id, text, result.alert)
+
     async def _game_pressed(
         self, update: Update, _: object, handling: Handling | None
     ) -> CallbackAnswer:
@@ -383,6 +407,20 @@ class Dispatcher:
 
     # ---- commands --------------------------------------------------------------------
 
+    async def _group_only(
+        self, update: Update, found: tuple[list[str], object], handling: Handling | None
+    ) -> None:
+        """A command that works only in a group, sent in private: say where it works."""
+        message = update.message
+        assert message is not None and message.from_user is not None and handling is not None
+        person = person_of(message.from_user)
+        if await self._over_limit(person.id, handling):
+            return
+        t = await self.service.translator_for(person)
+        name = (message.text or "/").split()[0].split("@")[0]
+        origin = Origin(handling, message.chat.id)
+        await self.service.reply(origin, Reply(replies.group_only(t, name)))
+
     def _command_route(self, command: Command) -> Route:
         """The route of one command of the table: CommandHandler found it and its words."""
 
@@ -425,7 +463,8 @@ class Dispatcher:
             return
         t = await self._translator(message.chat.id, person, group)
         admin_check = self._admin_check(person.id, message.chat.id if anonymous_admin else None)
-        call = CommandCall(self.service, person, origin, group, args, t, admin_check)
+        title = message.chat.title if isinstance(message.chat.title, str) else ""
+        call = CommandCall(self.service, person, origin, group, args, t, admin_check, title)
         if command.seated and on_behalf is not None:
             # Someone writing as the group (an anonymous admin) or as a channel has no
             # private chat for the cards and no seat at the table: they may cancel a game
