@@ -7,7 +7,7 @@ from tests.bot.play import open_and_start, open_lobby, players
 from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
-from tgbot.service.plan import REPLY, STATUS
+from tgbot.service.plan import NOW, REPLY, STATUS
 from tgbot.storage.keys import chat_owner
 from tgbot.telegram.commands import help_text
 from tgbot.telegram.rate_limit import group_caps, safe_group_limit
@@ -51,6 +51,39 @@ async def test_the_end_arrives_at_once_in_a_group_whose_minute_commands_spent(
         # The replies asked before the end still wait: the end went ahead of them.
         assert await outbox_head(h.store, chat_owner(group)) is not None
         assert sim.text_of(group).count(help_text(h.catalogs.get("ka"))) == helps
+        assert not sim.flood_refusals(group)
+        assert group_writes(sim, group) <= LIMIT
+
+
+async def test_a_reply_arrives_at_once_in_a_group_whose_minute_the_game_spent(
+    redis_server_url: str,
+) -> None:
+    # Players take Income as fast as their prompts come: every turn is a new message in
+    # the group, until the game's messages stop at their share of the minute and wait.
+    # /help asked then is answered at once, ahead of the turns queued before it.
+    group = -100953
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(3, first_id=9800)
+        game_id = await open_and_start(h, users, group=group)
+        income = h.tr("💰 Income")
+        for _ in range(3 * LIMIT):
+            if await window(h, group) >= group_caps(LIMIT)[NOW] and await outbox_head(
+                h.store, game_id
+            ):
+                break
+            await h.until(lambda: any(h.sim.with_buttons(u.id) for u in users))
+            actor = next(u for u in users if h.sim.with_buttons(u.id))
+            await h.press_text(actor, actor.id, income)
+        queued = [
+            op for _, op in await h.store.outboxes.outbox_items(game_id) if op["chat"] == group
+        ]
+        assert queued  # the game's turns wait for the group's minute
+        onlooker = TgUser(9899, "Onlooker")
+        assert (await h.post(h.message_update(onlooker, group, "/help"))).status_code == 200
+        await h.delivered(chat_owner(group))
+        assert sim.last(group).text == help_text(h.catalogs.get("ka"))
+        assert await outbox_head(h.store, game_id) is not None  # the turns still wait
         assert not sim.flood_refusals(group)
         assert group_writes(sim, group) <= LIMIT
 

@@ -15,10 +15,12 @@ from typing import Any
 # `ui.Keyboard` is this one).
 Keyboard = list[list[dict[str, str]]]
 
-# The classes of a group's minute, highest first (telegram/rate_limit.py spends it by them):
-# what a person must see now (a new message, a window closing; the game's end, END, above
-# them all), a reply to a command, an edit that changes buttons, an optional status edit.
-END, NOW, REPLY, BUTTONS, STATUS = 0, 1, 2, 3, 4
+# The classes of a group's minute, by how much of it each may fill, most first
+# (telegram/rate_limit.py's caps): the game's end; a reply to a command (rare, so the
+# game's own messages leave it two slots and it goes out at once in a busy group); what a
+# person must see now (a new message, a window closing); an edit that changes buttons; an
+# optional status edit, with what is left.
+END, REPLY, NOW, BUTTONS, STATUS = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,12 +53,13 @@ MAX_SHARDS = 4
 BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (counted ahead)
 CHAT_SPEND_MS = 250  # a chat's messages counted together are spent within this (ahead)
 BANKED_CHATS = 1_000  # past this many chats with counted messages left, the stale are dropped
-# Of a group's minute (18 of Telegram's 20), the slots each class leaves to those above it:
-# the game's end may take the last one; another message a person must see now (a new turn
-# message, a window closing) all but that; a reply to a command all but 2, so that it goes
-# out at once in a group whose game keeps edits with buttons below 14 and status edits
-# below 11 (the 4 and 7 above them are the replies' and the messages' own).
-RESERVED = {END: 0, NOW: 1, REPLY: 2, BUTTONS: 4, STATUS: 7}
+# Of a group's minute (18 of Telegram's 20), the slots each class leaves to those above it,
+# so that a group's window holds at most: 18 with the game's end, 17 with a reply to a
+# command, 15 with any other message a person must see now (a new turn message, a window
+# closing), 14 with an edit that changes buttons, 11 with an optional status edit. However
+# busy the game, a reply finds 2 slots its messages cannot take, and the end 1 (3 when no
+# reply took them in the last minute).
+RESERVED = {END: 0, REPLY: 1, NOW: 3, BUTTONS: 4, STATUS: 7}
 CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
