@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from tgbot.service.plan import Deadline, Edit, Fallback, Send, from_op
-from tgbot.telegram.sender import latest_state, merge_sends, parse
+from tgbot.service.plan import END, REPLY, STATUS, Deadline, Edit, Fallback, Send, from_op
+from tgbot.telegram.sender import Pending, latest_state, merge_sends, parse, with_lane_priority
 
 KB = [[{"text": "Income", "data": "g.1.i"}]]
 
@@ -23,6 +23,7 @@ KB = [[{"text": "Income", "data": "g.1.i"}]]
         Send(9, "help", direct=True),
         Edit(-5, "turn", "waiting for 9", KB, hold_ms=1500, optional=True),
         Edit(9, "prompt:9", "done", deadline=Deadline(4, 30), fallback=Fallback(-5, None, "n")),
+        Edit(-5, "turn", "🏆", KB, priority=END),
     ],
 )
 def test_an_operation_reads_back_as_itself(op: Send | Edit) -> None:
@@ -82,3 +83,15 @@ async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
         assert h.sim.messages(user.id)[-1].text == "still here"
         dropped = [r.getMessage() for r in caplog.records if "entry dropped" in r.getMessage()]
         assert len(dropped) == 2 and "not json" in dropped[0]
+
+
+def test_what_stands_before_the_end_in_a_lane_goes_as_the_end() -> None:
+    """A lane is delivered in order: an edit with buttons ahead of the game's end is sent
+    in the end's class; an optional edit, which the lane may leave behind, keeps its own."""
+    lane = [
+        Pending(Edit(-5, "lobby", "old list", KB), ["a"], 1),
+        Pending(Edit(-5, "turn", "waiting for 9", KB, optional=True), ["b"], 2),
+        Pending(Edit(-5, "turn:2", "🏆", KB, priority=END), ["c"], 3),
+        Pending(Send(-5, "help", direct=True), ["d"], 4),
+    ]
+    assert [item.op.rank for item in with_lane_priority(lane)] == [END, STATUS, END, REPLY]

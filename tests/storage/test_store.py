@@ -256,6 +256,7 @@ async def test_a_lane_s_calls_to_one_chat_are_counted_once_each_in_one_take(
     what was counted ahead."""
     from telegram.error import RetryAfter
 
+    from tgbot.service.plan import STATUS
     from tgbot.telegram.rate_limit import RedisRateLimiter
 
     limiter = RedisRateLimiter(store)
@@ -264,7 +265,7 @@ async def test_a_lane_s_calls_to_one_chat_are_counted_once_each_in_one_take(
     await limiter._chat_slot(11, calls=3)
     assert await store.redis.zcard(window) == 3  # counted together
     await limiter._chat_slot(11, calls=2)
-    await limiter._chat_slot(11, optional=True)
+    await limiter._chat_slot(11, priority=STATUS)
     assert await store.redis.zcard(window) == 4  # the optional edit counted on its own
     await limiter._chat_slot(11, calls=1)
     assert await store.redis.zcard(window) == 4  # the lane's third, counted before

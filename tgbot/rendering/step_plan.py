@@ -15,10 +15,11 @@ the `StepOutcome`; this module writes the words and takes no record to change.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..engine import Decision, DecisionKind, Game, PlayerView, view_of
 from ..engine import events as ev
-from ..service.plan import Deadline, Edit, Fallback, Plan, Send
+from ..service.plan import END, Deadline, Edit, Fallback, Plan, Send
 from ..service.steps import TURN_REF, Claim, StepOutcome, Table, prompt_ref
 from . import hand, history, notices, prompting, tabletop, ui
 from .i18n import Catalogs, Translator
@@ -187,6 +188,7 @@ class StepPlanner:
                 t, table.game_id
             )
             self._turn_op(plan, table, turn_ref, text, keyboard)
+            plan.ops[-1] = replace(plan.ops[-1], priority=END)  # first in the group's minute
             return
         if not outcome.turn_shown:
             return  # the closed turn's message says who moves next

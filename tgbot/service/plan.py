@@ -15,6 +15,13 @@ from typing import Any
 # `ui.Keyboard` is this one).
 Keyboard = list[list[dict[str, str]]]
 
+# The classes of a group's minute, by how much of it each may fill, most first
+# (telegram/rate_limit.py's caps): the game's end; a reply to a command (rare, so the
+# game's own messages leave it two slots and it goes out at once in a busy group); what a
+# person must see now (a new message, a window closing); an edit that changes buttons; an
+# optional status edit, with what is left.
+END, REPLY, NOW, BUTTONS, STATUS = 0, 1, 2, 3, 4
+
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
@@ -47,6 +54,14 @@ class Send:
     deadline: Deadline | None = None
     fallback: Fallback | None = None
     direct: bool = False  # the reply to an update: outside the queued share of the pace
+    priority: int | None = None  # its class in a group's minute (None: see `rank`)
+
+    @property
+    def rank(self) -> int:
+        """Its class in a group's minute: a reply to an update is REPLY, a message NOW."""
+        if self.priority is not None:
+            return self.priority
+        return REPLY if self.direct else NOW
 
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
@@ -60,7 +75,7 @@ class Send:
         }
         if self.direct:
             op["direct"] = True
-        return _with_extras(op, self.deadline, self.fallback)
+        return _with_extras(op, self.deadline, self.fallback, self.priority)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +83,8 @@ class Edit:
     """A new look for a message sent before (found by its reference). `hold_ms` lets an
     edit that only updates a waiting line wait that long for a newer one to replace it;
     an `optional` one is sent only while its group's minute has room to spare (else it
-    waits, and a newer state replaces it), so that it never holds back what matters."""
+    waits, and a newer state replaces it), so that it never holds back what matters.
+    `priority` sets its class in a group's minute (None: see `rank`)."""
 
     chat: int
     ref: str
@@ -78,6 +94,17 @@ class Edit:
     optional: bool = False
     deadline: Deadline | None = None
     fallback: Fallback | None = None
+    priority: int | None = None
+
+    @property
+    def rank(self) -> int:
+        """Its class in a group's minute: an optional edit is STATUS, one that leaves the
+        message without buttons closes a window (NOW), one with buttons BUTTONS."""
+        if self.priority is not None:
+            return self.priority
+        if self.optional:
+            return STATUS
+        return BUTTONS if self.kb else NOW
 
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
@@ -92,7 +119,7 @@ class Edit:
             op["hold_ms"] = self.hold_ms
         if self.optional:
             op["optional"] = True
-        return _with_extras(op, self.deadline, self.fallback)
+        return _with_extras(op, self.deadline, self.fallback, self.priority)
 
 
 Op = Send | Edit
@@ -105,6 +132,7 @@ def from_op(entry: dict[str, Any]) -> Op:
         kind, chat, text = entry["op"], int(entry["chat"]), str(entry["text"])
         kb = entry.get("kb") or None
         ref = entry.get("ref")
+        priority = None if entry.get("priority") is None else int(entry["priority"])
         deadline = None
         if entry.get("starts_deadline") is not None:
             deadline = Deadline(int(entry["starts_deadline"]), int(entry["seconds"]))
@@ -128,6 +156,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 deadline=deadline,
                 fallback=fallback,
                 direct=bool(entry.get("direct")),
+                priority=priority,
             )
         if kind == "edit" and ref:
             return Edit(
@@ -139,6 +168,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 bool(entry.get("optional")),
                 deadline,
                 fallback,
+                priority,
             )
     except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"not an outbox entry: {err}") from None
@@ -146,8 +176,13 @@ def from_op(entry: dict[str, Any]) -> Op:
 
 
 def _with_extras(
-    op: dict[str, Any], deadline: Deadline | None, fallback: Fallback | None
+    op: dict[str, Any],
+    deadline: Deadline | None,
+    fallback: Fallback | None,
+    priority: int | None = None,
 ) -> dict[str, Any]:
+    if priority is not None:
+        op["priority"] = priority
     if deadline is not None:
         op["starts_deadline"] = deadline.context
         op["seconds"] = deadline.seconds

@@ -11,28 +11,32 @@ from .keys import Keys
 # A sliding window of sends per chat, shared by every process: admit up to ARGV[5] sends
 # when the chat is not held (KEYS[2], after a 429) and fewer than ARGV[3] happened in the
 # last ARGV[2] ms (several counted ARGV[6] ms ahead of now: the caller spends them within
-# that time), else say how long to wait. Both keys share a hash tag. {taken, ms to wait}.
+# that time), else say how long to wait: until enough have left the window that it holds
+# fewer than ARGV[3] (a cap below the chat's limit may need more than the oldest gone).
+# Both keys share a hash tag. {taken, ms to wait}.
 _WINDOW_ADMIT = """
 local held = redis.call('PTTL', KEYS[2])
 if held > 0 then return {0, held} end
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
-if free > 0 then
-  local n = math.min(free, tonumber(ARGV[5]))
-  local at = n > 1 and now + tonumber(ARGV[6]) or now
-  local entries = {}
-  for i = 1, n do
-    entries[#entries + 1] = at
-    entries[#entries + 1] = ARGV[4] .. ':' .. i
-  end
-  redis.call('ZADD', KEYS[1], unpack(entries))
-  redis.call('PEXPIRE', KEYS[1], window + (at - now))
-  return {n, 0}
+local count = redis.call('ZCARD', KEYS[1])
+local free = tonumber(ARGV[3]) - count
+if free <= 0 then
+  local over = count - tonumber(ARGV[3])  -- the one whose leaving makes room (never -0)
+  local leaving = redis.call('ZRANGE', KEYS[1], over, over, 'WITHSCORES')
+  return {0, math.max(1, tonumber(leaving[2]) + window - now + 1)}
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {0, math.max(1, tonumber(oldest[2]) + window - now + 1)}
+local n = math.min(free, tonumber(ARGV[5]))
+local at = n > 1 and now + tonumber(ARGV[6]) or now
+local entries = {}
+for i = 1, n do
+  entries[#entries + 1] = at
+  entries[#entries + 1] = ARGV[4] .. ':' .. i
+end
+redis.call('ZADD', KEYS[1], unpack(entries))
+redis.call('PEXPIRE', KEYS[1], window + (at - now))
+return {n, 0}
 """
 
 # Take up to ARGV[4] calls at once from a sliding window of the bot's calls (ARGV[3] in
@@ -78,9 +82,9 @@ class Windows:
     async def take_chat(
         self, chat_id: int, now_ms: int, limit: int, window_ms: int, n: int, ahead_ms: int
     ) -> tuple[int, int]:
-        """Count up to `n` messages to a chat at once if its window allows (several are
-        counted `ahead_ms` ahead, to be spent within that time): (taken, 0), or (0, the
-        ms to wait first)."""
+        """Count up to `n` messages to a chat at once if its window holds fewer than
+        `limit` (a class's cap, in a group; several are counted `ahead_ms` ahead, to be
+        spent within that time): (taken, 0), or (0, the ms to wait first)."""
         keys = self.keys
         token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
         taken, wait = await self._admit(

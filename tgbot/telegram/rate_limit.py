@@ -4,9 +4,13 @@ BaseRateLimiter, in place of its in-process AIORateLimiter).
 Three kinds of window, all sliding and shared through Redis:
 
 * a group's minute: at most `group_messages_per_minute` less a safety margin, counting
-  edits as Telegram does. It is never waited for: a call that finds it full (or the group
-  held after a 429) raises `WindowFull` at once, without asking Telegram, so that an update
-  handler never waits for a busy group and the outbox sender defers that group's lane.
+  edits as Telegram does, spent by class (`rate_limit_args={"priority": c}`, service/plan's
+  NOW, REPLY, BUTTONS, STATUS; a call that names none is a direct answer, REPLY): a class
+  may fill the window only up to its cap (`group_caps`), so that the last slots of every
+  minute are kept for the classes above it. It is never waited for: a call that finds its
+  share full (or the group held after a 429) raises `WindowFull` at once, without asking
+  Telegram, so that an update handler never waits for a busy group and the outbox sender
+  defers that group's lane.
 * a private chat's few seconds (about one message a second, a short burst allowed):
   waited for, briefly; a longer hold raises `WindowFull` too.
 
@@ -35,6 +39,7 @@ from typing import Any
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from ..service.plan import BUTTONS, END, NOW, REPLY, STATUS
 from ..storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -48,7 +53,14 @@ MAX_SHARDS = 4
 BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (counted ahead)
 CHAT_SPEND_MS = 250  # a chat's messages counted together are spent within this (ahead)
 BANKED_CHATS = 1_000  # past this many chats with counted messages left, the stale are dropped
-OPTIONAL_SHARE_PERCENT = 67  # of a group's minute, for edits a newer state may replace
+# Of a group's minute (18 of Telegram's 20), the slots each class leaves to those above it,
+# so that a group's window holds at most: 18 with the game's end, 17 with a reply to a
+# command, 15 with any other message a person must see now (a new turn message, a window
+# closing), 14 with an edit that changes buttons, 11 with an optional status edit. However
+# busy the game, a reply finds 2 slots its messages cannot take, and the end 1 (3 when no
+# reply took them in the last minute).
+RESERVED = {END: 0, REPLY: 1, NOW: 3, BUTTONS: 4, STATUS: 7}
+CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
 
@@ -59,6 +71,12 @@ class WindowFull(RetryAfter):
 def safe_group_limit(per_minute: int) -> int:
     """A group's messages a minute with a safety margin (18 of Telegram's 20)."""
     return max(1, per_minute - max(1, per_minute // 10))
+
+
+def group_caps(limit: int) -> dict[int, int]:
+    """How full a group's window (of `limit`) each class may make it: the limit less what
+    it leaves to the classes above (at least one slot each)."""
+    return {c: max(1, limit - reserved) for c, reserved in RESERVED.items()}
 
 
 def counts(endpoint: str) -> bool:
@@ -99,6 +117,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
     ) -> None:
         self.store = store
         self.group_limit = safe_group_limit(group_messages_per_minute)
+        self.group_caps = group_caps(self.group_limit)
         self.private_limit = max(1, private_messages_per_second * PRIVATE_WINDOW_MS // 1000)
         queued = max(1, messages_per_second * QUEUED_SHARE_PERCENT // 100)
         direct = max(1, messages_per_second - queued)
@@ -131,7 +150,8 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         if counts(endpoint):
             if chat is not None:
                 calls = max(1, int(pace.get("chat_calls") or 1))
-                await self._chat_slot(chat, bool(pace.get("optional")), calls)
+                priority = int(pace.get("priority", REPLY))
+                await self._chat_slot(chat, priority, calls)
             await self._bot_slot(bool(pace.get("queued")))
         try:
             return await callback(*args, **kwargs)
@@ -143,14 +163,16 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 log.warning("Telegram holds chat %s for %.0f s (%s)", chat, seconds, endpoint)
             raise
 
-    async def _chat_slot(self, chat: int, optional: bool = False, calls: int = 1) -> None:
-        """Count a message to a chat; raise WindowFull rather than wait for a group. An
-        optional message (an edit a newer one may replace) leaves a group's last third.
+    async def _chat_slot(self, chat: int, priority: int = REPLY, calls: int = 1) -> None:
+        """Count a message to a chat; raise WindowFull rather than wait for a group. In a
+        group each class fills the window only up to its cap (`group_caps`); an optional
+        message (STATUS: an edit a newer one may replace) only what is left.
 
         With `calls` > 1 (this one and the next ones of a lane) to a private chat, the
         window counts up to that many at once, CHAT_SPEND_MS ahead, and the rest wait
         here for the next calls to this chat (an optional one never uses them).
         """
+        optional = priority >= STATUS
         if not optional:
             left, until = self._chat_bank.pop(chat, (0, 0.0))
             if left > 0 and time.monotonic() < until:
@@ -158,9 +180,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                     self._chat_bank[chat] = (left - 1, until)
                 return
         group = chat < 0
-        limit = self.group_limit if group else self.private_limit
-        if group and optional:
-            limit = max(1, limit * OPTIONAL_SHARE_PERCENT // 100)
+        limit = self.group_caps.get(priority, 1) if group else self.private_limit
         # A group's minute is counted one message at a time: a slot counted ahead and not
         # spent in time (a slow lane) would be lost to the group for a minute.
         want = 1 if group or optional else calls

@@ -16,7 +16,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..service.plan import Edit, Op, Send, from_op
+from ..service.plan import STATUS, Edit, Op, Send, from_op
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED, LaneEntry
 from ..storage.plan import Writes
@@ -25,6 +25,7 @@ from . import outage
 from .keyboards import markup
 from .message_refs import message_id as message_id_of
 from .message_refs import ref_key
+from .rate_limit import CLASS_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,8 @@ def latest_state(lane: list[Pending]) -> list[Pending]:
 
 
 def merge_sends(lane: list[Pending]) -> list[Pending]:
-    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat."""
+    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat and
+    one topic (a forum's messages for another topic stay apart)."""
     merged: list[Pending] = []
     for item in lane:
         previous = merged[-1] if merged else None
@@ -136,6 +138,7 @@ def merge_sends(lane: list[Pending]) -> list[Pending]:
             previous is not None
             and _plain_send(previous)
             and _plain_send(item)
+            and _thread(previous.op) == _thread(item.op)
             and len(previous.op.text) + len(item.op.text) + 2 <= MAX_TEXT
         ):
             previous.op = replace(previous.op, text=previous.op.text + "\n\n" + item.op.text)
@@ -158,6 +161,21 @@ def _plain_send(item: Pending) -> bool:
 
 def _optional(op: Op) -> bool:
     return isinstance(op, Edit) and op.optional
+
+
+def with_lane_priority(lane: list[Pending]) -> list[Pending]:
+    """Each of a lane's calls in the class of the highest one it stands before: a lane is
+    delivered in order, so what goes ahead of the game's end is sent as urgently as the
+    end. Edits the lane may leave behind (held or optional) neither lend nor borrow."""
+    best = STATUS + 1
+    ranked: list[Pending] = []
+    for item in reversed(lane):
+        if not (_held(item) or _optional(item.op)):
+            best = min(best, item.op.rank)
+            if best < item.op.rank:
+                item.op = replace(item.op, priority=best)
+        ranked.append(item)
+    return ranked[::-1]
 
 
 def _thread(op: Op) -> int | None:
@@ -356,7 +374,9 @@ class Sender:
             chats = list(lanes)
             done = await asyncio.gather(
                 *(
-                    self._deliver_lane(game_id, merge_sends(latest_state(lanes[chat])), refs)
+                    self._deliver_lane(
+                        game_id, with_lane_priority(merge_sends(latest_state(lanes[chat]))), refs
+                    )
                     for chat in chats
                 )
             )
@@ -432,7 +452,8 @@ class Sender:
             except Exception as err:  # handed back: raised once every lane is in
                 return delivered, err
             delivered += item.raws
-            metrics.observe_delivery(op.chat, _optional(op), item.at, int(time.time() * 1000))
+            kind = CLASS_NAMES.get(op.rank, "?")
+            metrics.observe_delivery(op.chat, kind, item.at, int(time.time() * 1000))
             # A prompt Telegram refused (403) starts its deadline all the same: nobody will
             # see it, and the game must not wait the delivery grace for them.
             if op.deadline is not None:
@@ -472,10 +493,10 @@ class Sender:
     @staticmethod
     def _pace(op: Op, calls: int = 1) -> dict[str, Any]:
         """The rate limiter's arguments: a reply to a person is outside the queued share;
-        an optional edit takes a group's slot only while its minute has room to spare;
-        `calls` to the same chat follow in a row."""
+        the op's class in a group's minute (an optional edit takes a slot only while the
+        minute has room to spare); `calls` to the same chat follow in a row."""
         direct = isinstance(op, Send) and op.direct
-        return {"queued": not direct, "optional": _optional(op), "chat_calls": calls}
+        return {"queued": not direct, "priority": op.rank, "chat_calls": calls}
 
     async def _send(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1

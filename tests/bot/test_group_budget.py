@@ -1,0 +1,142 @@
+"""A group's minute spent by priority (issue 28): what a person must see now goes first,
+then replies to commands, then edits; a forum's topics keep their own replies."""
+
+from __future__ import annotations
+
+from tests.bot.play import open_and_start, open_lobby, players
+from tests.store_probe import outbox_head
+from tests.telegram_sim.harness import Harness, TgUser, running_bot
+from tests.telegram_sim.server import TelegramSim
+from tgbot.service.plan import NOW, REPLY, STATUS
+from tgbot.storage.keys import chat_owner
+from tgbot.telegram.commands import help_text
+from tgbot.telegram.rate_limit import group_caps, safe_group_limit
+
+WRITES = ("sendMessage", "editMessageText")
+LIMIT = safe_group_limit(20)  # what the bot keeps to of Telegram's 20 a minute
+
+
+def group_writes(sim: TelegramSim, group: int) -> int:
+    """Messages and edits the group got (those Telegram let through)."""
+    return sum(1 for c in sim.calls_to(group) if c.method in WRITES and c.status == 200)
+
+
+async def window(h: Harness, group: int) -> int:
+    """The group's messages and edits counted in its minute now (every process's)."""
+    return int(await h.store.redis.zcard(h.store.keys.chat_sends(group)))
+
+
+async def test_the_end_arrives_at_once_in_a_group_whose_minute_commands_spent(
+    redis_server_url: str,
+) -> None:
+    # An onlooker asks /help again and again until the replies stop at their share of the
+    # minute; then a player leaves and the game ends. The end goes out ahead of the
+    # replies still waiting (they were asked first), and nobody is refused by Telegram.
+    group = -100950
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        a, b = players(2, first_id=9500)
+        await open_and_start(h, [a, b], group=group)
+        onlooker = TgUser(9599, "Onlooker")
+        while await window(h, group) < group_caps(LIMIT)[REPLY]:
+            await h.say(onlooker, group, "/help")
+        for _ in range(3):  # these wait: the replies' share of the minute is spent
+            assert (await h.post(h.message_update(onlooker, group, "/help"))).status_code == 200
+        assert await outbox_head(h.store, chat_owner(group)) is not None
+        helps = sim.text_of(group).count(help_text(h.catalogs.get("ka")))
+        response = await h.post(h.message_update(b, group, "/leave"))
+        assert response.status_code == 200
+        winner = h.tr("🏆 {winner} wins!").format(winner=a.first_name)
+        await h.until(lambda: winner in sim.text_of(group))
+        # The replies asked before the end still wait: the end went ahead of them.
+        assert await outbox_head(h.store, chat_owner(group)) is not None
+        assert sim.text_of(group).count(help_text(h.catalogs.get("ka"))) == helps
+        assert not sim.flood_refusals(group)
+        assert group_writes(sim, group) <= LIMIT
+
+
+async def test_a_reply_arrives_at_once_in_a_group_whose_minute_the_game_spent(
+    redis_server_url: str,
+) -> None:
+    # Players take Income as fast as their prompts come: every turn is a new message in
+    # the group, until the game's messages stop at their share of the minute and wait.
+    # /help asked then is answered at once, ahead of the turns queued before it.
+    group = -100953
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(3, first_id=9800)
+        game_id = await open_and_start(h, users, group=group)
+        income = h.tr("💰 Income")
+        for _ in range(3 * LIMIT):
+            if await window(h, group) >= group_caps(LIMIT)[NOW] and await outbox_head(
+                h.store, game_id
+            ):
+                break
+            await h.until(lambda: any(h.sim.with_buttons(u.id) for u in users))
+            actor = next(u for u in users if h.sim.with_buttons(u.id))
+            await h.press_text(actor, actor.id, income)
+        queued = [
+            op for _, op in await h.store.outboxes.outbox_items(game_id) if op["chat"] == group
+        ]
+        assert queued  # the game's turns wait for the group's minute
+        onlooker = TgUser(9899, "Onlooker")
+        assert (await h.post(h.message_update(onlooker, group, "/help"))).status_code == 200
+        await h.delivered(chat_owner(group))
+        assert sim.last(group).text == help_text(h.catalogs.get("ka"))
+        assert await outbox_head(h.store, game_id) is not None  # the turns still wait
+        assert not sim.flood_refusals(group)
+        assert group_writes(sim, group) <= LIMIT
+
+
+async def test_a_reply_arrives_at_once_in_a_group_whose_minute_status_edits_spent(
+    redis_server_url: str,
+) -> None:
+    # Players join and leave a lobby over and over: each step's new list is an optional
+    # edit, which only uses what the minute has to spare. They stop at their share while
+    # the newest list waits; /help is answered at once all the same, and the status edits
+    # never brought the group near Telegram's limit.
+    group = -100951
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(4, first_id=9600)
+        game_id = await open_lobby(h, users, group=group)
+        join, leave = h.tr("✋ Join"), h.tr("🚪 Leave")
+        mover = users[-1]
+        for _ in range(LIMIT):
+            await h.press_text(mover, group, leave)
+            await h.press_text(mover, group, join)
+        await h.until(lambda: len(sim.calls_to(group, "editMessageText")) > 2)
+        assert await outbox_head(h.store, game_id) is not None  # the newest list waits
+        assert await window(h, group) <= group_caps(LIMIT)[STATUS]
+        onlooker = TgUser(9699, "Onlooker")
+        assert (await h.post(h.message_update(onlooker, group, "/help"))).status_code == 200
+        await h.delivered(chat_owner(group))  # the reply, not the lobby's list, delivered
+        assert sim.last(group).text == help_text(h.catalogs.get("ka"))
+        assert await outbox_head(h.store, game_id) is not None  # the list still waits
+        assert not sim.flood_refusals(group)
+
+
+async def test_replies_for_two_topics_of_a_forum_stay_in_their_topics(
+    redis_server_url: str,
+) -> None:
+    # Telegram holds a forum group for a moment (a 429) while people in two topics ask
+    # /help: both replies wait in the group's lane together, and each goes to the topic
+    # it was asked in, not joined into one message in the first topic.
+    group = -100952
+    sim = TelegramSim()
+    async with running_bot(redis_server_url, sim=sim) as h:
+        first, second = TgUser(9700, "First"), TgUser(9701, "Second")
+        sim.fail_next("sendMessage", 429, "Too Many Requests: retry after 600", group, 600)
+        assert (
+            await h.post(h.message_update(first, group, "/help", thread_id=5))
+        ).status_code == 200
+        await h.until(lambda: bool(sim.flood_refusals(group)))
+        assert (
+            await h.post(h.message_update(second, group, "/help", thread_id=7))
+        ).status_code == 200
+        sim.failures.clear()
+        await h.store.redis.delete(h.store.keys.chat_hold(group))  # the hold is over
+        await h.replied(group)
+        text = help_text(h.catalogs.get("ka"))
+        by_topic = {m.thread_id: m.text for m in sim.messages(group)}
+        assert by_topic == {5: text, 7: text}
