@@ -25,6 +25,29 @@ class Deadline:
 
 
 @dataclass(frozen=True, slots=True)
+class Moment:
+    """A deadline shown as a moment in the text (a `date_time` entity, which each phone
+    shows in its own time zone): inserted at `offset` (in characters) when the message is
+    delivered, at `at_ms`, or `seconds` after it reaches Telegram when `at_ms` is None."""
+
+    offset: int
+    at_ms: int | None = None
+    seconds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its JSON form in an outbox entry."""
+        return {"offset": self.offset, "at_ms": self.at_ms, "seconds": self.seconds}
+
+    @staticmethod
+    def from_dict(raw: Any) -> Moment | None:
+        """Read back what `to_dict` wrote (None for no moment)."""
+        if not isinstance(raw, dict):
+            return None
+        at = raw.get("at_ms")
+        return Moment(int(raw["offset"]), None if at is None else int(at), int(raw["seconds"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Fallback:
     """Where to say so when Telegram refuses a private message (403): the group, a note."""
 
@@ -47,6 +70,7 @@ class Send:
     deadline: Deadline | None = None
     fallback: Fallback | None = None
     direct: bool = False  # the reply to an update: outside the queued share of the pace
+    moment: Moment | None = None
 
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
@@ -60,7 +84,7 @@ class Send:
         }
         if self.direct:
             op["direct"] = True
-        return _with_extras(op, self.deadline, self.fallback)
+        return _with_extras(op, self.deadline, self.fallback, self.moment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +102,7 @@ class Edit:
     optional: bool = False
     deadline: Deadline | None = None
     fallback: Fallback | None = None
+    moment: Moment | None = None
 
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
@@ -92,7 +117,7 @@ class Edit:
             op["hold_ms"] = self.hold_ms
         if self.optional:
             op["optional"] = True
-        return _with_extras(op, self.deadline, self.fallback)
+        return _with_extras(op, self.deadline, self.fallback, self.moment)
 
 
 Op = Send | Edit
@@ -108,6 +133,7 @@ def from_op(entry: dict[str, Any]) -> Op:
         deadline = None
         if entry.get("starts_deadline") is not None:
             deadline = Deadline(int(entry["starts_deadline"]), int(entry["seconds"]))
+        moment = Moment.from_dict(entry.get("moment"))
         fallback = None
         if entry.get("group") is not None:
             thread = entry.get("group_thread")
@@ -128,6 +154,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 deadline=deadline,
                 fallback=fallback,
                 direct=bool(entry.get("direct")),
+                moment=moment,
             )
         if kind == "edit" and ref:
             return Edit(
@@ -139,6 +166,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 bool(entry.get("optional")),
                 deadline,
                 fallback,
+                moment,
             )
     except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"not an outbox entry: {err}") from None
@@ -146,13 +174,18 @@ def from_op(entry: dict[str, Any]) -> Op:
 
 
 def _with_extras(
-    op: dict[str, Any], deadline: Deadline | None, fallback: Fallback | None
+    op: dict[str, Any],
+    deadline: Deadline | None,
+    fallback: Fallback | None,
+    moment: Moment | None = None,
 ) -> dict[str, Any]:
     if deadline is not None:
         op["starts_deadline"] = deadline.context
         op["seconds"] = deadline.seconds
     if fallback is not None:
         op.update(group=fallback.group, group_thread=fallback.thread, unreachable=fallback.note)
+    if moment is not None:
+        op["moment"] = moment.to_dict()
     return op
 
 
