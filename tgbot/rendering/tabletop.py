@@ -304,9 +304,9 @@ def closed_turn_message(
             lines.append(claims)
     else:
         changed = changed_seats(told)
-        seats = [seat_line(t, view, p, names, False) for p in view.seats if p.id in changed]
-        if seats:
-            lines += ["", *seats]
+        # No blank line before them: a seat's line starts with its place ("3. "), and the
+        # message stays within a phone's glance.
+        lines += [seat_line(t, view, p, names, False) for p in view.seats if p.id in changed]
     if tail and view.winner is None and (status := status_text(t, view, names)):
         lines.append(status)
     return "\n".join(lines).strip("\n")
