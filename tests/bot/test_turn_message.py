@@ -12,6 +12,7 @@ import statistics
 
 from bench.turn_size import measure
 from tests.telegram_sim.harness import running_bot
+from tests.telegram_sim.server import TelegramSim
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Game, game_to_dict
 from tgbot.engine import events as ev
@@ -117,3 +118,29 @@ def test_a_six_player_turn_message_is_short_at_the_median() -> None:
         assert statistics.median(lines for lines, _ in sizes.last) <= 8
         assert statistics.median(chars for _, chars in sizes.last) <= 350
         assert sizes.tails_left == 0 and sizes.buttons_left == 0
+
+
+def test_the_simulated_telegram_refuses_a_malformed_date_time_entity_or_style() -> None:
+    sim = TelegramSim()
+    text = "⏰ until 12:34:56 UTC"
+    good = {"type": "date_time", "offset": 8, "length": 12, "unix_time": 1_800_000_000}
+    ok, _ = sim.handle(
+        "sendMessage",
+        {"chat_id": 1, "text": text, "entities": json.dumps([good | {"date_time_format": "T"}])},
+    )
+    assert ok == 200 and sim.last(1).moments() == [1_800_000_000]
+    for bad in (
+        good | {"date_time_format": "x"},  # not a format
+        good | {"unix_time": "soon"},  # not a time
+        good | {"offset": 15},  # past the text's end (UTF-16 units)
+        {k: v for k, v in good.items() if k != "unix_time"},
+    ):
+        status, body = sim.handle(
+            "sendMessage", {"chat_id": 1, "text": text, "entities": json.dumps([bad])}
+        )
+        assert status == 400 and "can't parse entities" in body["description"]
+    markup = {"inline_keyboard": [[{"text": "x", "callback_data": "x", "style": "loud"}]]}
+    status, _ = sim.handle(
+        "sendMessage", {"chat_id": 1, "text": "x", "reply_markup": json.dumps(markup)}
+    )
+    assert status == 400
