@@ -246,7 +246,7 @@ class _Describer:
         # TRANSLATORS: after winning a challenge the player's shown card goes back into the
         # deck, which is shuffled, and they draw a card (which one is secret).
         return self.t.gettext(
-            "🔁 {player} shuffles the {character} back into the deck and draws a new card."
+            "♻️ {player} shuffles the {character} back into the deck and draws a new card."
         ).format(player=self.name(e.player), character=character_name(self.t, e.character))
 
     def claim_failed(self, e: ev.ClaimFailed) -> str:
