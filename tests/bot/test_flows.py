@@ -253,7 +253,8 @@ async def test_response_deadline_closes_the_answers(redis_server_url: str) -> No
         await h.delivered(game_id)
         record = await h.record(game_id)
         assert record is not None and record.game().player(actor.id).coins == 5
-        assert h.tr("🃏 The table") in turn_message.text
+        # The turn closes on the same message: the seat it changed, and whose turn it is.
+        assert f"{actor.first_name} · 💰5 · 🂠🂠" in turn_message.text
         assert record.table_context is None
 
 

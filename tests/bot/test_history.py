@@ -222,8 +222,9 @@ async def test_claims_are_public_and_bluffs_are_counted_from_the_cards(
         passing = next(b for b in response.buttons() if b.get("callback_data", "").endswith(".P"))
         await h.press(other, other.id, response.message_id, passing["callback_data"])
         await h.delivered(game_id)
-        # The next turn's table carries the tracker's line.
+        # The whole table carries the tracker's line: /board's (and every fifth turn's).
         line = h.tr("🗣 Claimed so far — {list}").format(list=f"{actor.first_name}: {duke}")
+        await h.say(other, GROUP, "/board")
         await h.until(lambda: line in h.sim.text_of(GROUP))
         await h.say(other, GROUP, "/leave")
         await settled(h, game_id)

@@ -74,7 +74,11 @@ async def test_answers_at_the_table_only_by_those_who_may_answer(redis_server_ur
         assert record is not None
         game = record.game()
         assert game.player(actor.id).coins == 5
-        assert h.tr("🃏 The table") in message.text
+        # The closed turn shows the seat it changed (not the whole table), and whose turn
+        # it is until a moment (a date_time entity), not an ageing count.
+        assert f"{actor.first_name} · 💰5 · 🂠🂠" in message.text
+        assert h.tr("🃏 The table") not in message.text
+        assert len(message.moments()) == 1
         mover = next(u for u in users if u.id == game.awaiting().players[0])
         assert mover.first_name in message.text.splitlines()[-1]
         assert len(h.sim.calls_to(GROUP, "sendMessage")) == group_sends + 1  # edited, not re-sent
@@ -157,7 +161,9 @@ async def test_a_block_opens_its_own_answers_on_the_same_message(redis_server_ur
         await h.delivered(game_id)
         record = await h.record(game_id)
         assert record is not None and record.game().player(actor.id).coins == 2  # blocked
-        assert not message.keyboard and h.tr("🃏 The table") in message.text
+        # Closed: no buttons, and it ends with whose turn it is (nothing changed on the table).
+        assert not message.keyboard
+        assert h.tr("▶️ {players} to move.").split("{")[0] in message.text.splitlines()[-1]
 
 
 async def test_answers_in_private_when_the_group_chose_so(redis_server_url: str) -> None:

@@ -271,9 +271,13 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         story = h.sim.text_of(GROUP)
         changed = describe(ev.AllegianceChanged(actor.id, actor.id, side.other, 1), t, names)
         assert changed and changed in story
-        # The closed turn's table marks the actor with the new side.
+        # The closed turn's seat line marks the actor with the new side; the whole table
+        # (/board, every fifth turn) shows the Reserve.
         assert f"{ui.ALLEGIANCE_MARKS[side.other]} {actor.first_name} · 💰1" in story
-        assert "🐷 ყულაბა: 1" in story
+        assert "🐷 ყულაბა: 1" not in story
+        await h.say(actor, GROUP, "/board")
+        await h.until(lambda: "🐷 ყულაბა: 1" in h.sim.text_of(GROUP))
+        story = h.sim.text_of(GROUP)
         paid = t.ngettext(
             "🔀 {actor} pays {n} coin into the Reserve and changes sides.",
             "🔀 {actor} pays {n} coins into the Reserve and changes sides.",

@@ -694,18 +694,25 @@ def test_help_lists_each_command_once(lang: str) -> None:
 
 
 def test_who_may_still_answer_reads_as_a_sentence() -> None:
-    """The turn message's last line: what we wait for, from whom, and the time left, as
-    two short sentences (not "X. (30 s left)")."""
+    """The turn message's last line: what we wait for, from whom, and until when (a moment,
+    which each phone shows in its own time: here its plain-text fallback), as a sentence
+    and a short clause (not "X. (30 s left)")."""
     game, _ = Game.new([1, 2, 3], 1, keep_seating=True, first_player=1)
     game.apply(1, next(d for d in game.legal_decisions(1) if getattr(d, "action", None)
                        is Action.FOREIGN_AID))  # fmt: skip
     view = view_of(game)
     names = {1: "ნინო", 2: "Levan", 3: "🤖 თამარი"}
-    assert tabletop.status_text(KA, view, names, 30) == (
-        "⏳ პასუხს ველოდებით: Levan, 🤖 თამარი. დარჩა 30 წმ."
+
+    def shown(text: str) -> str:
+        text, at = ui.take_moment(text)
+        assert at is not None
+        return text[:at] + "16:34:56" + text[at:]
+
+    assert shown(tabletop.status_text(KA, view, names)) == (
+        "⏳ პასუხს ველოდებით: Levan, 🤖 თამარი. ⏰ 16:34:56-მდე"
     )
-    assert (
-        tabletop.status_text(EN, view, names, 30) == "⏳ Waiting for: Levan, 🤖 თამარი. 30 s left."
+    assert shown(tabletop.status_text(EN, view, names)) == (
+        "⏳ Waiting for: Levan, 🤖 თამარი. ⏰ until 16:34:56"
     )
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.engine import Game, Variant, game_to_dict
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.step_plan import StepPlanner
 from tgbot.service.advance import advance, settle
+from tgbot.service.plan import Plan
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages
 
@@ -65,6 +67,23 @@ def _old_form(record: GameRecord, story: list[str]) -> GameRecord:
     return GameRecord.from_dict(data)
 
 
+SEAT_LINE = re.compile(r"^\d+\. ")
+
+
+def _without_seat_lines(plan: Plan) -> list[tuple[object, ...]]:
+    """The plan's messages less the seat lines of a closed turn: a turn kept as lines has
+    no events to tell which seats it changed, so it closes without them."""
+    shown = []
+    for op in plan.ops:
+        text = op.text
+        if op.moment is not None:
+            text = text[: op.moment.offset] + "<moment>" + text[op.moment.offset :]
+        lines = [line for line in text.split("\n") if not SEAT_LINE.match(line)]
+        shown.append((type(op), op.chat, op.ref, "\n".join(lines).replace("\n\n▶️", "\n▶️")))
+        shown.append((op.kb, op.deadline))
+    return shown
+
+
 def test_a_record_that_kept_rendered_lines_loads_and_plays_on_with_the_same_messages() -> None:
     builder = StepMessages(CATALOGS, "coup_test_bot")
     checked = 0
@@ -86,7 +105,8 @@ def test_a_record_that_kept_rendered_lines_loads_and_plays_on_with_the_same_mess
         while True:
             plan = builder.build(new, game, events, step * 1000)
             if old is not None:
-                assert builder.build(old, game, events, step * 1000) == plan
+                again = builder.build(old, game, events, step * 1000)
+                assert _without_seat_lines(again) == _without_seat_lines(plan)
                 checked += 1
             elif new.turn_events and not game.over and step >= 3:
                 old = _old_form(new, builder.turn_story(new))  # from here on, an old record
@@ -101,5 +121,7 @@ def test_a_record_that_kept_rendered_lines_loads_and_plays_on_with_the_same_mess
         # A finished game kept by the code before: its final message, which Play again edits.
         last = [op.text for op in plan.ops if op.chat == -100][-1]
         assert builder.final_message(_old_form(new, [last])) == last
-        assert last.startswith(builder.final_message(new))
+        # The end is a message of its own (the last turn's story above it when that turn
+        # had no message yet); Play again edits it into the same text.
+        assert last.endswith(builder.final_message(new))
     assert checked > 100

@@ -18,6 +18,7 @@ import asyncio
 import itertools
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,11 @@ class SimMessage:
     thread_id: int | None = None
     edits: int = 0
     editable: bool = True  # False: Telegram refuses edits ("message can't be edited")
+    entities: list[dict[str, Any]] = field(default_factory=list)
+
+    def moments(self) -> list[int]:
+        """The unix times of its `date_time` entities (deadlines shown as moments)."""
+        return [int(e["unix_time"]) for e in self.entities if e["type"] == "date_time"]
 
     def buttons(self) -> list[dict[str, Any]]:
         """All inline buttons, row by row."""
@@ -273,9 +279,14 @@ class TelegramSim:
             return _error(400, "Bad Request: message text is empty")
         if len(text) > 4096:
             return _error(400, "Bad Request: message is too long")
+        entities, problem = _entities(p, text)
+        if problem:
+            return _error(400, f"Bad Request: can't parse entities: {problem}")
+        if problem := _bad_buttons(p):
+            return _error(400, f"Bad Request: {problem}")
         thread = int(p["message_thread_id"]) if p.get("message_thread_id") else None
         ids = self._chat_ids.get(chat_id, self._ids)
-        message = SimMessage(chat_id, next(ids), text, _keyboard(p), thread)
+        message = SimMessage(chat_id, next(ids), text, _keyboard(p), thread, entities=entities)
         self.chats.setdefault(chat_id, []).append(message)
         return 200, {"ok": True, "result": _message_json(message)}
 
@@ -288,7 +299,16 @@ class TelegramSim:
         if not message.editable:
             return _error(400, "Bad Request: message can't be edited")
         keyboard = _keyboard(p)
-        if message.text == p.get("text") and message.keyboard == keyboard:
+        entities, problem = _entities(p, str(p.get("text", "")))
+        if problem:
+            return _error(400, f"Bad Request: can't parse entities: {problem}")
+        if problem := _bad_buttons(p):
+            return _error(400, f"Bad Request: {problem}")
+        if (
+            message.text == p.get("text")
+            and message.keyboard == keyboard
+            and message.entities == entities
+        ):
             return _error(
                 400,
                 (
@@ -299,6 +319,7 @@ class TelegramSim:
             )
         message.text = str(p.get("text"))
         message.keyboard = keyboard
+        message.entities = entities
         message.edits += 1
         return 200, {"ok": True, "result": _message_json(message)}
 
@@ -342,6 +363,54 @@ def _chat_of(params: dict[str, Any]) -> int | None:
         return None
 
 
+_ENTITY_TYPES = {
+    "mention", "hashtag", "cashtag", "bot_command", "url", "email", "phone_number", "bold",
+    "italic", "underline", "strikethrough", "spoiler", "blockquote", "expandable_blockquote",
+    "code", "pre", "text_link", "text_mention", "custom_emoji", "date_time",
+}  # fmt: skip
+# Bot API "date-time entity formatting": relative, or weekday? date? time?
+_DATE_TIME_FORMAT = re.compile(r"r|w?[dD]?[tT]?")
+BUTTON_STYLES = ("primary", "success", "danger")
+
+
+def _entities(params: dict[str, Any], text: str) -> tuple[list[dict[str, Any]], str]:
+    """The message entities a call carries, checked as Telegram checks them: each inside
+    the text (offsets in UTF-16 code units), a `date_time` one with a positive
+    `unix_time` and a valid `date_time_format`; and what is wrong, if anything."""
+    raw = params.get("entities")
+    if not raw:
+        return [], ""
+    found = json.loads(raw) if isinstance(raw, str) else raw
+    size = len(text.encode("utf-16-le")) // 2
+    checked = []
+    for e in found:
+        kind, offset, length = e.get("type"), e.get("offset"), e.get("length")
+        if kind not in _ENTITY_TYPES:
+            return [], f"unsupported entity type {kind!r}"
+        if not isinstance(offset, int) or not isinstance(length, int):
+            return [], "entity offset and length must be integers"
+        if offset < 0 or length <= 0 or offset + length > size:
+            return [], f"entity {kind} at {offset}+{length} is outside the text ({size})"
+        if kind == "date_time":
+            unix = e.get("unix_time")
+            if not isinstance(unix, int) or isinstance(unix, bool) or unix <= 0:
+                return [], "date_time entity needs a positive integer unix_time"
+            form = e.get("date_time_format", "")
+            if not isinstance(form, str) or not _DATE_TIME_FORMAT.fullmatch(form):
+                return [], f"invalid date_time_format {form!r}"
+        checked.append(dict(e))
+    return checked, ""
+
+
+def _bad_buttons(params: dict[str, Any]) -> str:
+    """What is wrong with the buttons' styles, as Telegram says it ("" when nothing)."""
+    for row in _keyboard(params) or []:
+        for b in row:
+            if "style" in b and b["style"] not in BUTTON_STYLES:
+                return f"invalid button style {b['style']!r}"
+    return ""
+
+
 def _keyboard(params: dict[str, Any]) -> list[list[dict[str, Any]]] | None:
     raw = params.get("reply_markup")
     if not raw:
@@ -365,6 +434,8 @@ def _message_json(m: SimMessage) -> dict[str, Any]:
         data["is_topic_message"] = True
     if m.keyboard:
         data["reply_markup"] = {"inline_keyboard": m.keyboard}
+    if m.entities:
+        data["entities"] = m.entities
     return data
 
 

@@ -108,6 +108,15 @@ class ClaimProven(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CardReturned(Event):
+    """`player` shuffled the `character` they proved back into the deck and drew a new
+    card (which one is private: `CardReplaced`)."""
+
+    player: int
+    character: Character
+
+
+@dataclass(frozen=True, slots=True)
 class ClaimFailed(Event):
     """`claimant` could not show `character`: they lose influence."""
 

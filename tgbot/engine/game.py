@@ -841,6 +841,8 @@ class Game:
         holder = self._by_id[claimant]
         if character in holder.hidden:
             out.append(ev.ClaimProven(claimant, character, challenger))
+            # The table sees the proven card go back and a new one drawn; not which one.
+            out.append(ev.CardReturned(claimant, character))
             self._replace_shown_card(holder, character, out)
             self.losses.append(challenger)
             if blocked:

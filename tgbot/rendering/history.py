@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from babel.numbers import format_decimal
 
@@ -14,7 +14,8 @@ from .i18n import Translator
 from .texts import Names, character_name, describe, told
 
 MAX_TEXT = 4096  # Telegram's limit for one message
-TABLE_LINE_MAX = 200  # the claim tracker goes on the table only while it is this short
+TABLE_LINE_MAX = 160  # the claim tracker's line on the table is cut at this length
+CLAIMS_PER_PLAYER = 2  # the table names each player's most claimed characters only
 CONSERVATIVE_SIGMAS = 3  # openskill's ordinal: mu - 3 sigma
 
 
@@ -147,16 +148,22 @@ def top_text(
 
 
 def _claim_entries(
-    t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names
+    t: Translator,
+    claims: Mapping[str, Mapping[str, int]],
+    names: Names,
+    living: Collection[int] | None = None,
+    most: int | None = None,
 ) -> list[str]:
+    """Each player's claims, most claimed first: only `living` players (if given), each
+    with at most `most` characters (if given)."""
     entries = []
     for player_id, name in names.items():
         mine = claims.get(str(player_id), {})
-        if not mine:
+        if not mine or (living is not None and player_id not in living):
             continue
+        ranked = sorted(mine.items(), key=lambda x: -x[1])[:most]
         listing = ", ".join(
-            f"{character_name(t, Character(c))}" + (f" ×{n}" if n > 1 else "")
-            for c, n in sorted(mine.items(), key=lambda x: -x[1])
+            f"{character_name(t, Character(c))}" + (f" ×{n}" if n > 1 else "") for c, n in ranked
         )
         entries.append(f"{name}: {listing}")
     return entries
@@ -170,11 +177,20 @@ def claims_text(t: Translator, claims: Mapping[str, Mapping[str, int]], names: N
     return "\n".join([t.gettext("🗣 Claimed in this game:"), *entries])
 
 
-def claims_line(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> str:
-    """The claim tracker as one line for the table, or "" when it is empty or too long."""
-    entries = _claim_entries(t, claims, names)
-    line = t.gettext("🗣 Claimed so far — {list}").format(list="; ".join(entries)) if entries else ""
-    return line if len(line) <= TABLE_LINE_MAX else ""
+def claims_line(
+    t: Translator,
+    claims: Mapping[str, Mapping[str, int]],
+    names: Names,
+    living: Collection[int] | None = None,
+) -> str:
+    """The claim tracker as one line for the table ("" when it is empty): the players
+    still in (`living`, if given), each with their two most claimed characters, cut at
+    TABLE_LINE_MAX characters (/claims has it all)."""
+    entries = _claim_entries(t, claims, names, living, CLAIMS_PER_PLAYER)
+    if not entries:
+        return ""
+    line = t.gettext("🗣 Claimed so far — {list}").format(list="; ".join(entries))
+    return line if len(line) <= TABLE_LINE_MAX else line[: TABLE_LINE_MAX - 1] + "…"
 
 
 # ---- the end of a game -----------------------------------------------------------------

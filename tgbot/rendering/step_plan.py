@@ -15,12 +15,11 @@ the `StepOutcome`; this module writes the words and takes no record to change.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
-from ..engine import Decision, DecisionKind, Game, PlayerView, view_of
+from ..engine import Decision, DecisionKind, Game, PlayerView, game_from_dict, game_to_dict, view_of
 from ..engine import events as ev
-from ..service.plan import END, Deadline, Edit, Fallback, Plan, Send
-from ..service.steps import TURN_REF, Claim, StepOutcome, Table, prompt_ref
+from ..service.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
+from ..service.steps import BOARD_EVERY, TURN_REF, Claim, StepOutcome, Table, Tail, prompt_ref
 from . import hand, history, notices, prompting, tabletop, ui
 from .i18n import Catalogs, Translator
 from .texts import Names, describe, involves
@@ -133,15 +132,13 @@ class StepPlanner:
         told: Sequence[ev.Event],
         bluffs: Sequence[Claim] | None,
     ) -> str:
-        """A finished game's last message: the last turn's story, the winner and every
-        card, then who bluffed."""
+        """A finished game's end message: the winner and every card, then who bluffed
+        (the last turn's story, `story` and `told`, is in that turn's own message)."""
+        del story, told
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
-        lines = story_lines(t, names, story, told)
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
-        return tabletop.game_over_message(
-            t, view_of(game), names, lines, summary, seed_line(t, table)
-        )
+        return tabletop.game_over_message(t, view_of(game), names, [], summary, seed_line(t, table))
 
     def turn_story(self, table: Table, story: Sequence[str], told: Sequence[ev.Event]) -> list[str]:
         """The turn's story so far, as the group reads it: its lines."""
@@ -158,58 +155,141 @@ class StepPlanner:
         events: list[ev.Event],
         bluffs: Sequence[Claim] | None,
     ) -> None:
-        """The group's turn message: closed with the table when a turn ends, else sent or
-        edited with the turn so far and who may still answer."""
+        """The group's turn message: closed when a turn ends (its story, the seats it
+        changed, whose turn it is next), else sent or edited with the turn so far and who
+        must decide until when; the game's end is a message of its own. A closed turn's
+        "whose turn" line goes once the next turn's message is out (`service/advance.py`
+        keeps that line's facts, `Tail`, and follows the same steps)."""
         table = outcome.table
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
         public = view_of(game)
-        story = story_lines(t, names, outcome.story, outcome.told)
-        turn_ref = outcome.turn_ref
-        for e in worth_a_line(events):
+        legacy, told = list(outcome.story), list(outcome.told)
+        turn_ref, tail, turns = outcome.turn_ref, outcome.tail, outcome.turns
+        for e in events:
             if isinstance(e, ev.TurnStarted):
-                if story:
-                    claimed = history.claims_line(t, table.claims, names)
-                    text = tabletop.turn_message(
-                        t, public, names, story, outcome.seconds_left, True, claimed
+                if legacy or told:
+                    if turn_ref is None and tail is not None:
+                        self._drop_tail(plan, table, tail)
+                    tail = Tail(
+                        turn_ref or TURN_REF,
+                        tuple(legacy),
+                        tuple(told),
+                        game_to_dict(game),
+                        table.claims,
+                        turns % BOARD_EVERY == 0,
                     )
-                    self._turn_op(plan, table, turn_ref, text, None)
-                story, turn_ref = [], None
+                    text = self._closed_text(t, table, public, tail, with_tail=True)
+                    deadline = Deadline(outcome.context, outcome.seconds)
+                    self._turn_op(plan, table, turn_ref, text, None, deadline, moment=True)
+                legacy, told, turn_ref = [], [], None
+                turns += 1
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
-                line = describe(e, t, names)
-                if line:
-                    story.append(line)
-                if isinstance(e, ev.GameStarted) and table.commitment:
-                    story.append(history.shuffle_sealed(t, table.commitment))
+                told.append(e)
         if game.over:
-            summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
-            text = tabletop.game_over_message(t, public, names, story, summary, seed_line(t, table))
-            keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
-                t, table.game_id
-            )
-            self._turn_op(plan, table, turn_ref, text, keyboard)
-            plan.ops[-1] = replace(plan.ops[-1], priority=END)  # first in the group's minute
+            self._game_over(plan, outcome, public, turn_ref, tail, legacy, told, bluffs)
             return
         if not outcome.turn_shown:
             return  # the closed turn's message says who moves next
+        if turn_ref is None and tail is not None:
+            self._drop_tail(plan, table, tail)
+        story = self._story(t, table, legacy, told)
         waiting = game.awaiting()
         kb: ui.Keyboard | None = None
-        deadline = None
         question = ""
         if outcome.answer_options:
             options = outcome.answer_options
             kb = tabletop.answer_buttons(t, table.game_id, outcome.context, options, names)
-            deadline = Deadline(outcome.context, outcome.seconds)
             question = ui.answers_question(t, waiting.window, options, len(waiting.players))
-        text = tabletop.turn_message(
-            t, public, names, story, outcome.seconds_left, False, question=question
+        if kb is not None:  # 👁 My cards and ⏳ More time ride on the answer buttons only
+            more = bool(set(waiting.players) - table.more_time_used)
+            kb = kb + hand.table_row(t, table.game_id, outcome.context, more)
+        if not outcome.same_context:
+            text = tabletop.turn_message(t, public, names, story, True, question)
+            deadline = Deadline(outcome.context, outcome.seconds)
+            self._turn_op(plan, table, turn_ref, text, kb, deadline, moment=True)
+            return
+        # Only passes: the message changes only when it names who may still answer (the
+        # last few) or its buttons change.
+        named_before = outcome.awaited_before <= tabletop.NAMED_ANSWERERS
+        named_now = len(waiting.players) <= tabletop.NAMED_ANSWERERS
+        if not (named_before or named_now or outcome.answers_changed):
+            return
+        settled = outcome.deadline_settled and outcome.deadline_ms is not None
+        text = tabletop.turn_message(t, public, names, story, settled, question)
+        text, offset = ui.take_moment(text)
+        at = Moment(offset, outcome.deadline_ms) if offset is not None and settled else None
+        assert turn_ref is not None  # the same decision: its message was sent
+        # Naming the last few first may wait for room in the group's minute (nothing
+        # false is shown meanwhile); taking a name off that is shown may not.
+        optional = not named_before and not outcome.answers_changed
+        plan.add(Edit(table.chat, turn_ref, text, kb, self.hold_ms, optional, moment=at))
+
+    def _story(
+        self, t: Translator, table: Table, legacy: Sequence[str], told: Sequence[ev.Event]
+    ) -> list[str]:
+        """A turn's story lines; the game's first also seals the shuffle (its commitment)."""
+        lines = story_lines(t, dict(table.names), legacy, told)
+        if table.commitment and any(isinstance(e, ev.GameStarted) for e in told):
+            lines.append(history.shuffle_sealed(t, table.commitment))
+        return lines
+
+    def _closed_text(
+        self, t: Translator, table: Table, view: PlayerView, tail: Tail, with_tail: bool
+    ) -> str:
+        """A closed turn's message (with whose turn it is next, marked for its moment)."""
+        names = dict(table.names)
+        told = [e for e in tail.told if not isinstance(e, ev.GameEnded)]
+        lines = self._story(t, table, tail.story, told)
+        living = {p.id for p in view.seats if p.cards_down}
+        claims = history.claims_line(t, tail.claims, names, living) if tail.board else ""
+        return tabletop.closed_turn_message(
+            t, view, names, lines, told, tail.board, claims, with_tail
         )
-        if kb is not None or turn_ref is not None:  # never a second call for a bare send
-            more = bool(outcome.answer_options) and bool(
-                set(waiting.players) - table.more_time_used
-            )
-            kb = (kb or []) + hand.table_row(t, table.game_id, outcome.context, more)
-        self._turn_op(plan, table, turn_ref, text, kb, deadline, outcome.same_context)
+
+    def _drop_tail(self, plan: Plan, table: Table, tail: Tail) -> None:
+        """The older closed turn's message loses its "whose turn" line: the next turn's
+        message is out. Never held or optional: a send of the same reference follows."""
+        t = self.catalogs.get(table.lang)
+        view = view_of(game_from_dict(dict(tail.engine)))
+        text = self._closed_text(t, table, view, tail, with_tail=False)
+        plan.add(Edit(table.chat, tail.ref, text))
+
+    def _game_over(
+        self,
+        plan: Plan,
+        outcome: StepOutcome,
+        public: PlayerView,
+        turn_ref: str | None,
+        tail: Tail | None,
+        legacy: list[str],
+        told: list[ev.Event],
+        bluffs: Sequence[Claim] | None,
+    ) -> None:
+        """The last turn's message closes (its story, no "whose turn", no buttons), and
+        the end comes as a new message, which rings: the winner, every card, who claimed
+        what, Play again and Replay. A last turn that had no message yet tells its story
+        at the top of the end's."""
+        table = outcome.table
+        t = self.catalogs.get(table.lang)
+        names = dict(table.names)
+        last = Tail(turn_ref or TURN_REF, tuple(legacy), tuple(told), {}, table.claims, False)
+        story: list[str] = []
+        if turn_ref is not None:
+            text = self._closed_text(t, table, public, last, with_tail=False)
+            plan.add(Edit(table.chat, turn_ref, text))
+        else:
+            if tail is not None:
+                self._drop_tail(plan, table, tail)
+            played = [e for e in told if not isinstance(e, ev.GameEnded)]
+            story = self._story(t, table, legacy, played)
+        summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
+        text = tabletop.game_over_message(t, public, names, story, summary, seed_line(t, table))
+        keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
+            t, table.game_id
+        )
+        # First in the group's minute: the end goes out within seconds however busy it is.
+        plan.add(Send(table.chat, text, keyboard, TURN_REF, table.thread, priority=END))
 
     def turn_as_it_stands(
         self,
@@ -218,14 +298,15 @@ class StepPlanner:
         turn_ref: str,
         story: Sequence[str],
         told: Sequence[ev.Event],
-        seconds_left: int | None,
+        deadline_ms: int | None,
         answers_at: int | None,
         options: Sequence[Decision] = (),
     ) -> Edit:
         """The group's turn message as it stands now, to show it in a chat that has no
         copy of it: a group that became a supergroup. The sender finds no such message
-        there and sends it anew. `answers_at`: the context of the answer buttons it shows,
-        `options` (None: it shows none)."""
+        there and sends it anew. `deadline_ms`: the moment shown (None: none);
+        `answers_at`: the context of the answer buttons it shows, `options` (None: it
+        shows none)."""
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
         kb: ui.Keyboard | None = None
@@ -234,8 +315,11 @@ class StepPlanner:
             more = bool(set(game.awaiting().players) - table.more_time_used)
             kb += hand.table_row(t, table.game_id, answers_at, more)
         lines = story_lines(t, names, story, told)
-        text = tabletop.turn_message(t, view_of(game), names, lines, seconds_left, False)
-        return Edit(table.chat, turn_ref, text, kb)
+        shown = deadline_ms is not None
+        text = tabletop.turn_message(t, view_of(game), names, lines, shown)
+        text, offset = ui.take_moment(text)
+        at = Moment(offset, deadline_ms) if offset is not None and shown else None
+        return Edit(table.chat, turn_ref, text, kb, moment=at)
 
     def _turn_op(
         self,
@@ -245,15 +329,23 @@ class StepPlanner:
         text: str,
         kb: ui.Keyboard | None,
         deadline: Deadline | None = None,
-        waiting_only: bool = False,
+        moment: bool = False,
     ) -> None:
-        """Send the turn message, or edit it; an edit that only updates who may still
-        answer (`waiting_only`) is held a moment and optional (see plan.Edit)."""
-        if turn_ref is None:
-            plan.add(Send(table.chat, text, kb, TURN_REF, table.thread, deadline=deadline))
+        """Send the turn message, or edit it. With `moment`, the deadline's moment marked
+        in `text` is shown as the moment `deadline` starts when the message arrives (its
+        delivery starts that deadline, or puts it later: never earlier than shown)."""
+        text, offset = ui.take_moment(text)
+        at = None
+        if moment and offset is not None and deadline is not None:
+            at = Moment(offset, None, deadline.seconds)
         else:
-            hold = self.hold_ms if waiting_only else 0
-            plan.add(Edit(table.chat, turn_ref, text, kb, hold, waiting_only, deadline=deadline))
+            deadline = None if not moment else deadline
+        if turn_ref is None:
+            plan.add(
+                Send(table.chat, text, kb, TURN_REF, table.thread, deadline=deadline, moment=at)
+            )
+        else:
+            plan.add(Edit(table.chat, turn_ref, text, kb, deadline=deadline, moment=at))
 
     # ---- one player's private chat ------------------------------------------------------
 

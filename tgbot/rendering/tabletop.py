@@ -6,16 +6,29 @@ from collections.abc import Sequence
 
 from ..engine import (
     MAX_PLAYERS,
+    Action,
     Challenge,
     Decision,
     DecisionKind,
+    Pass,
     PlayerView,
+    SeatView,
     Variant,
 )
+from ..engine import events as ev
 from ..service import callbacks
 from .i18n import Translator
 from .texts import Names, cards_text, variant_name
-from .ui import ALLEGIANCE_MARKS, Button, Keyboard, Screen, decision_label, rows_of, seconds_text
+from .ui import (
+    ALLEGIANCE_MARKS,
+    Button,
+    Keyboard,
+    Screen,
+    decision_label,
+    rows_of,
+    seconds_text,
+    until_text,
+)
 
 
 def lobby_screen(
@@ -94,30 +107,56 @@ def variant_line(t: Translator, variant: Variant) -> str:
     return t.gettext("🃏 Variant: {variant} (/rules)").format(variant=variant_name(t, variant))
 
 
-def board_text(t: Translator, view: PlayerView, names: Names) -> str:
-    """The table: seats in order, coins, cards, deck and treasury (what the group may know);
-    in the variants, the variant's name, each seat's allegiance and the Treasury Reserve."""
-    over = view.winner is not None
+def _seat_name(view: PlayerView, seat: SeatView, names: Names) -> str:
+    name = names.get(seat.id, str(seat.id))
+    if seat.allegiance is not None:
+        name = f"{ALLEGIANCE_MARKS[seat.allegiance]} {name}"
+    return name
+
+
+def seat_line(
+    t: Translator, view: PlayerView, seat: SeatView, names: Names, mark: bool = True
+) -> str:
+    """One seat on the table: its place, coins, 🂠 per face-down card and the face-up
+    ones by name; the mover marked (`mark`, while the game goes on: /board's table; a
+    turn message's line says whose turn it is, and goes when that is no longer true)."""
+    place = next(i for i, p in enumerate(view.seats, 1) if p.id == seat.id)
+    name = _seat_name(view, seat, names)
+    shown = cards_text(t, seat.revealed)
+    if seat.cards_down:
+        line = f"{place}. {name} · 💰{seat.coins} · " + "🂠" * seat.cards_down
+        if shown:
+            line += f" · ✖ {shown}"
+    else:
+        line = f"{place}. ☠️ {name} · ✖ {shown}"
+    if mark and view.winner is None and seat.id == view.actor:
+        line = "▶️ " + line
+    return line
+
+
+def out_line(view: PlayerView, names: Names, t: Translator) -> str:
+    """The seats knocked out, folded into one line with their face-up cards ("" if none)."""
+    out = [
+        f"{_seat_name(view, p, names)} ({cards_text(t, p.revealed)})"
+        for p in view.seats
+        if not p.cards_down
+    ]
+    return "☠️ " + ", ".join(out) if out else ""
+
+
+def board_text(t: Translator, view: PlayerView, names: Names, mark: bool = True) -> str:
+    """The table: seats in order, coins, cards, deck and treasury (what the group may know),
+    the seats knocked out folded into one line; in the variants, the variant's name, each
+    seat's allegiance and the Treasury Reserve."""
     if view.variant is Variant.BASE:
         lines = [t.gettext("🃏 The table")]
     else:
         lines = [
             t.gettext("🃏 The table · {variant}").format(variant=variant_name(t, view.variant))
         ]
-    for i, p in enumerate(view.seats, 1):
-        name = names.get(p.id, str(p.id))
-        if p.allegiance is not None:
-            name = f"{ALLEGIANCE_MARKS[p.allegiance]} {name}"
-        shown = cards_text(t, p.revealed)
-        if p.cards_down:
-            line = f"{i}. {name} · 💰{p.coins} · " + "🂠" * p.cards_down
-            if shown:
-                line += f" · ✖ {shown}"
-        else:
-            line = f"{i}. ☠️ {name} · ✖ {shown}"
-        if not over and p.id == view.actor:
-            line = "▶️ " + line
-        lines.append(line)
+    lines += [seat_line(t, view, p, names, mark) for p in view.seats if p.cards_down]
+    if folded := out_line(view, names, t):
+        lines.append(folded)
     if view.variant.reformation:
         lines.append(allegiance_legend(t, view))
         lines.append(
@@ -142,27 +181,54 @@ def allegiance_legend(t: Translator, view: PlayerView) -> str:
     return legend
 
 
-def status_text(t: Translator, view: PlayerView, names: Names, seconds_left: int | None) -> str:
-    """Who must decide now, and how long they have."""
+def changed_seats(told: Sequence[ev.Event]) -> set[int]:
+    """The seats whose coins, cards or allegiance the turn's public events changed."""
+    changed: set[int] = set()
+    for e in told:
+        if isinstance(e, ev.ActionDeclared) and e.cost:
+            changed.add(e.actor)
+        elif isinstance(e, ev.ActionResolved) and e.amount:
+            changed.add(e.actor)
+            if e.action is Action.STEAL and e.target is not None:
+                changed.add(e.target)
+        elif isinstance(
+            e, ev.CoinsRefunded | ev.CardRevealed | ev.PlayerEliminated | ev.AllegianceChanged
+        ):
+            changed.add(e.player)
+    return changed
+
+
+# Who may still answer a claim is named only once this few are left (and then each edit
+# that takes one off is sent): a longer list would change with every Pass, and an edit
+# held back under the group's limit would leave names on it that have answered.
+NAMED_ANSWERERS = 2
+
+
+def status_text(t: Translator, view: PlayerView, names: Names, moment: bool = True) -> str:
+    """Who must decide now, and (`moment`) until when: the moment is marked for the sender
+    (ui.take_moment). While more than two may answer a claim, nobody is named."""
     waiting = view.awaiting
     who = ", ".join(names.get(p, str(p)) for p in waiting.players)
     if waiting.kind is None:
         return ""
-    texts = {
-        DecisionKind.TURN: t.gettext("▶️ {players} to move."),
-        DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
-        DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
-        DecisionKind.EXCHANGE: t.ngettext(
-            "⏳ {players} chooses a card to keep.",
-            "⏳ {players} chooses cards to keep.",
-            max((view.seat(p).cards_down for p in waiting.players), default=2),
-        ),
-        DecisionKind.SHOW_CARD: t.gettext("⏳ {players} chooses a card to show."),
-        DecisionKind.EXAMINE: t.gettext("⏳ {players} decides about the card shown."),
-    }
-    text = texts[waiting.kind].format(players=who)
-    if seconds_left is not None:
-        text += " " + t.gettext("{time} left.").format(time=seconds_text(t, max(0, seconds_left)))
+    if waiting.kind is DecisionKind.RESPONSE and len(waiting.players) > NAMED_ANSWERERS:
+        text = t.gettext("⏳ Time to answer")
+    else:
+        texts = {
+            DecisionKind.TURN: t.gettext("▶️ {players} to move."),
+            DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
+            DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
+            DecisionKind.EXCHANGE: t.ngettext(
+                "⏳ {players} chooses a card to keep.",
+                "⏳ {players} chooses cards to keep.",
+                max((view.seat(p).cards_down for p in waiting.players), default=2),
+            ),
+            DecisionKind.SHOW_CARD: t.gettext("⏳ {players} chooses a card to show."),
+            DecisionKind.EXAMINE: t.gettext("⏳ {players} decides about the card shown."),
+        }
+        text = texts[waiting.kind].format(players=who)
+    if moment:
+        text += " " + until_text(t)
     return text
 
 
@@ -181,10 +247,16 @@ def answer_buttons(
     only the players who may answer can press them)."""
 
     def button(d: Decision) -> Button:
-        return {
+        b = {
             "text": decision_label(t, d, names),
             "data": callbacks.pack(game_id, context, callbacks.encode_decision(d, [])),
         }
+        # Bot API 9.4 styles: an app that knows none shows the plain look.
+        if isinstance(d, Challenge):
+            b["style"] = "danger"
+        elif isinstance(d, Pass):
+            b["style"] = "success"
+        return b
 
     # Challenge gets a row of its own: the group's bubble is the narrowest, and its label is
     # long in Georgian (it is also the button pressed most often).
@@ -197,25 +269,46 @@ def turn_message(
     view: PlayerView,
     names: Names,
     story: Sequence[str],
-    seconds_left: int | None,
-    table: bool,
-    claims: str = "",
+    moment: bool = True,
     question: str = "",
 ) -> str:
-    """The group's turn message: the turn's story; then, while the turn goes on, who must
-    decide and until when (and, over the answer buttons, `question`: what they answer);
-    once it is over, the table (with the claim tracker's line, `claims`, when there is
-    one) and who moves next."""
+    """The group's turn message while the turn goes on: its story, then who must decide
+    and until when (the moment marked, if `moment`), and, over the answer buttons,
+    `question`: what they answer."""
     lines = list(story)
-    status = status_text(t, view, names, seconds_left)
-    if table:
-        lines += ["", board_text(t, view, names)]
-        if claims:
-            lines.append(claims)
+    status = status_text(t, view, names, moment)
     if status:
-        lines += ["", status] if not table else [status]
+        lines += ["", status]
     if question:
         lines.append(question)
+    return "\n".join(lines).strip("\n")
+
+
+def closed_turn_message(
+    t: Translator,
+    view: PlayerView,
+    names: Names,
+    story: Sequence[str],
+    told: Sequence[ev.Event],
+    board: bool = False,
+    claims: str = "",
+    tail: bool = True,
+) -> str:
+    """A finished turn's message: its story, then the seats it changed (the whole table
+    and the claim tracker's line, `claims`, when `board`), then, while it is the newest
+    (`tail`), whose turn it is and until when (the moment marked)."""
+    lines = list(story)
+    if board:
+        lines += ["", board_text(t, view, names, mark=False)]
+        if claims:
+            lines.append(claims)
+    else:
+        changed = changed_seats(told)
+        # No blank line before them: a seat's line starts with its place ("3. "), and the
+        # message stays within a phone's glance.
+        lines += [seat_line(t, view, p, names, False) for p in view.seats if p.id in changed]
+    if tail and view.winner is None and (status := status_text(t, view, names)):
+        lines.append(status)
     return "\n".join(lines).strip("\n")
 
 
@@ -227,9 +320,12 @@ def game_over_message(
     bluffs: str = "",
     seed: str = "",
 ) -> str:
-    """The last turn's story, the winner and every card, the shuffle's seed (`seed`: its
-    line, history.shuffle_revealed), then who bluffed (`bluffs`)."""
-    lines = [*story, "", final_text(t, view, names)]
+    """The end of the game, a message of its own: the last turn's story when it had no
+    message, the winner, every card, the shuffle's seed (`seed`: its line,
+    history.shuffle_revealed), then who bluffed (`bluffs`)."""
+    winner = names.get(view.winner, str(view.winner)) if view.winner is not None else "?"
+    lines = [*story, t.gettext("🏆 {winner} wins!").format(winner=winner)]
+    lines += ["", final_text(t, view, names)]
     if seed:
         lines += ["", seed]
     if bluffs:

@@ -240,6 +240,15 @@ class _Describer:
             text = self.t.gettext("🃏 {claimant} shows the {character}: the challenge fails.")
         return text.format(claimant=self.name(e.claimant), character=character)
 
+    def card_returned(self, e: ev.CardReturned) -> str | None:
+        if e.player == self.you:
+            return None  # their own line says which card they drew (CardReplaced)
+        # TRANSLATORS: after winning a challenge the player's shown card goes back into the
+        # deck, which is shuffled, and they draw a card (which one is secret).
+        return self.t.gettext(
+            "♻️ {player} shuffles the {character} back into the deck and draws a new card."
+        ).format(player=self.name(e.player), character=character_name(self.t, e.character))
+
     def claim_failed(self, e: ev.ClaimFailed) -> str:
         character = character_name(self.t, e.character)
         if e.claimant == self.you:
@@ -529,6 +538,7 @@ _HANDLERS: dict[type[ev.Event], Callable[[_Describer, Any], str | None]] = {
     ev.ResponsePassed: _Describer.response_passed,
     ev.ChallengeDeclared: _Describer.challenge_declared,
     ev.ClaimProven: _Describer.claim_proven,
+    ev.CardReturned: _Describer.card_returned,
     ev.ClaimFailed: _Describer.claim_failed,
     ev.BlockDeclared: _Describer.block_declared,
     ev.ActionBlocked: _Describer.action_blocked,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from ..engine import (
     Action,
@@ -127,3 +128,31 @@ def answers_question(
     ):
         question = t.gettext("🛡 Only the target can block it.") + "\n" + question
     return question
+
+
+# Where a deadline's moment goes in a text (`until_text`): the step's plan takes it out and
+# notes its place (`take_moment`); the sender puts the moment there when it delivers.
+MOMENT_MARK = "\u2063"
+# How Telegram shows the moment: the time with seconds, in each reader's own time zone.
+MOMENT_FORMAT = "T"
+
+
+def until_text(t: Translator) -> str:
+    """ " until <moment>", said after a line of who must decide (the moment is marked)."""
+    # TRANSLATORS: {moment} is a clock time (16:34:56), shown in each reader's time zone.
+    return t.gettext("⏰ until {moment}").format(moment=MOMENT_MARK)
+
+
+def take_moment(text: str) -> tuple[str, int | None]:
+    """The text without its moment's mark, and where the mark was (None: it has none)."""
+    at = text.rfind(MOMENT_MARK)
+    if at < 0:
+        return text, None
+    # A mark in a player's name (unlikely, but names are theirs) is taken out too.
+    return text.replace(MOMENT_MARK, ""), at - text.count(MOMENT_MARK, 0, at)
+
+
+def moment_fallback(at_ms: int) -> str:
+    """The moment as plain text, for a Telegram that shows the entity's text as it is."""
+    moment = datetime.fromtimestamp(at_ms / 1000, UTC)
+    return moment.strftime("%H:%M:%S UTC")

@@ -7,10 +7,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import Challenge, Character, Decision, DecisionKind, Game, Pass, view_of
+from ..engine import (
+    Challenge,
+    Character,
+    Decision,
+    DecisionKind,
+    Game,
+    Pass,
+    game_to_dict,
+    view_of,
+)
 from ..engine import events as ev
 from .records import GameRecord, Timing
-from .steps import TURN_REF, Claim, Reader, StepOutcome, Table
+from .steps import (
+    BOARD_EVERY,
+    TURN_REF,
+    Claim,
+    Reader,
+    StepOutcome,
+    Table,
+    Tail,
+    tail_from_dict,
+    tail_to_dict,
+)
 
 # A decision's deadline runs from when its prompt reaches Telegram. Until then it is this
 # much later, so a prompt held back (a group's 20 a minute) never costs anyone their turn.
@@ -79,18 +98,43 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
 
     # The group's turn message: a new turn closes the old one's; the new one is sent once
     # it has something to tell (at once at the game's end).
+    # A closed turn's message ends with whose turn it is (its tail) until the next turn's
+    # message is out (rendering/step_plan.py follows the same steps).
     before = told_of(record)
     story, told = list(record.story), list(before)
     turn_ref, turn_ended = record.turn_ref, False
+    tail = tail_before = tail_from_dict(record.tail)
+    turns = record.turns
     for e in events:
         if isinstance(e, ev.TurnStarted):
+            if story or told:
+                tail = Tail(
+                    turn_ref or TURN_REF,
+                    tuple(story),
+                    tuple(told),
+                    game_to_dict(game),
+                    {p: dict(c) for p, c in record.claims.items()},
+                    turns % BOARD_EVERY == 0,
+                )
             turn_ref, story, told, turn_ended = None, [], [], True
+            turns += 1
         elif _tells_the_group(e):
             told.append(e)
     turn_shown = game.over or not (turn_ended and not (story or told))
+    if game.over or (turn_shown and turn_ref is None):
+        tail = None  # a new message is sent: the tail goes from the older one first
     asks_table = not game.over and waiting.kind is DecisionKind.RESPONSE and table.answers_at_table
     options = tuple(answer_options(game, waiting.players)) if asks_table else ()
     table_context = context if turn_shown and options else None
+    awaited_before, answers_changed = len(waiting.players), True
+    if same_context:
+        passers = [e.player for e in events if isinstance(e, ev.ResponsePassed)]
+        awaited_before += len(passers)
+        if asks_table and record.engine is not None:
+            earlier = record.game()
+            answers_changed = options != tuple(
+                answer_options(earlier, [*earlier.awaiting().players])
+            )
 
     humans = {r.id for r in table.readers}
     prompted = frozenset(
@@ -128,6 +172,13 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         told=before,
         story_after=tuple(story),
         told_after=tuple(told),
+        tail=tail_before,
+        tail_after=tail,
+        turns=record.turns,
+        turns_after=turns,
+        deadline_settled=same_context and record.delivered == context,
+        awaited_before=awaited_before,
+        answers_changed=answers_changed,
     )
 
 
@@ -153,5 +204,7 @@ def settle(record: GameRecord, outcome: StepOutcome, bluffs: Sequence[Claim] | N
     record.table_context = outcome.table_context
     record.story = list(outcome.story_after)
     record.turn_events = [e.to_dict() for e in outcome.told_after]
+    record.tail = tail_to_dict(outcome.tail_after)
+    record.turns = outcome.turns_after
     if bluffs is not None:
         record.bluffs = [list(claim) for claim in bluffs]

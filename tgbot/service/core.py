@@ -57,7 +57,12 @@ async def never_admin(_: int) -> bool:
 def reply_op(origin: Origin, reply: Reply) -> dict[str, Any]:
     """The outbox entry of a reply to an update, in the chat (and topic) it came from."""
     return Send(
-        origin.chat_id, reply.text, reply.keyboard, thread=origin.thread_id, direct=True
+        origin.chat_id,
+        reply.text,
+        reply.keyboard,
+        thread=origin.thread_id,
+        direct=True,
+        moment=reply.moment,
     ).to_op()
 
 

@@ -32,6 +32,29 @@ class Deadline:
 
 
 @dataclass(frozen=True, slots=True)
+class Moment:
+    """A deadline shown as a moment in the text (a `date_time` entity, which each phone
+    shows in its own time zone): inserted at `offset` (in characters) when the message is
+    delivered, at `at_ms`, or `seconds` after it reaches Telegram when `at_ms` is None."""
+
+    offset: int
+    at_ms: int | None = None
+    seconds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its JSON form in an outbox entry."""
+        return {"offset": self.offset, "at_ms": self.at_ms, "seconds": self.seconds}
+
+    @staticmethod
+    def from_dict(raw: Any) -> Moment | None:
+        """Read back what `to_dict` wrote (None for no moment)."""
+        if not isinstance(raw, dict):
+            return None
+        at = raw.get("at_ms")
+        return Moment(int(raw["offset"]), None if at is None else int(at), int(raw["seconds"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Fallback:
     """Where to say so when Telegram refuses a private message (403): the group, a note."""
 
@@ -55,6 +78,7 @@ class Send:
     fallback: Fallback | None = None
     direct: bool = False  # the reply to an update: outside the queued share of the pace
     priority: int | None = None  # its class in a group's minute (None: see `rank`)
+    moment: Moment | None = None
 
     @property
     def rank(self) -> int:
@@ -75,7 +99,7 @@ class Send:
         }
         if self.direct:
             op["direct"] = True
-        return _with_extras(op, self.deadline, self.fallback, self.priority)
+        return _with_extras(op, self.deadline, self.fallback, self.priority, self.moment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +119,7 @@ class Edit:
     deadline: Deadline | None = None
     fallback: Fallback | None = None
     priority: int | None = None
+    moment: Moment | None = None
 
     @property
     def rank(self) -> int:
@@ -119,7 +144,7 @@ class Edit:
             op["hold_ms"] = self.hold_ms
         if self.optional:
             op["optional"] = True
-        return _with_extras(op, self.deadline, self.fallback, self.priority)
+        return _with_extras(op, self.deadline, self.fallback, self.priority, self.moment)
 
 
 Op = Send | Edit
@@ -136,6 +161,7 @@ def from_op(entry: dict[str, Any]) -> Op:
         deadline = None
         if entry.get("starts_deadline") is not None:
             deadline = Deadline(int(entry["starts_deadline"]), int(entry["seconds"]))
+        moment = Moment.from_dict(entry.get("moment"))
         fallback = None
         if entry.get("group") is not None:
             thread = entry.get("group_thread")
@@ -157,6 +183,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 fallback=fallback,
                 direct=bool(entry.get("direct")),
                 priority=priority,
+                moment=moment,
             )
         if kind == "edit" and ref:
             return Edit(
@@ -169,6 +196,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 deadline,
                 fallback,
                 priority,
+                moment,
             )
     except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"not an outbox entry: {err}") from None
@@ -180,6 +208,7 @@ def _with_extras(
     deadline: Deadline | None,
     fallback: Fallback | None,
     priority: int | None = None,
+    moment: Moment | None = None,
 ) -> dict[str, Any]:
     if priority is not None:
         op["priority"] = priority
@@ -188,6 +217,8 @@ def _with_extras(
         op["seconds"] = deadline.seconds
     if fallback is not None:
         op.update(group=fallback.group, group_thread=fallback.thread, unreachable=fallback.note)
+    if moment is not None:
+        op["moment"] = moment.to_dict()
     return op
 
 

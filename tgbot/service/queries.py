@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from ..engine import Variant, view_of
-from ..rendering import guide, tabletop
+from ..rendering import guide, tabletop, ui
+from ..rendering import history as texts
 from ..rendering.i18n import Translator
 from ..storage.updates import Handling
 from .core import GameSteps
 from .outcomes import Refusal
+from .plan import Moment
 from .preferences import Preferences
 from .records import LOBBY, PLAYING, GameRecord
 from .results import Person, Reply, UserError
@@ -53,19 +55,20 @@ class QueryRoom:
             return Reply(screen.text, screen.keyboard)
         view = view_of(record.game())
         names = record.names()
-        left = (
-            None
-            if record.deadline_ms is None
-            else (record.deadline_ms - self.steps.now_ms()) // 1000
-        )
+        # The deadline is shown as a moment once it has started (its prompt arrived).
+        settled = record.deadline_ms is not None and record.delivered == record.context
         text = (
             tabletop.board_text(t, view, names)
             + "\n\n"
-            + tabletop.status_text(t, view, names, left)
+            + tabletop.status_text(t, view, names, settled)
         )
-        if claimed := self.history.claims_line(t, record):
+        living = {p.id for p in view.seats if p.cards_down}
+        if claimed := texts.claims_line(t, record.claims, names, living):
             text += "\n" + claimed
-        return Reply(text)
+        text, offset = ui.take_moment(text)
+        if offset is None or record.deadline_ms is None:
+            return Reply(text)
+        return Reply(text, moment=Moment(offset, record.deadline_ms))
 
     async def group_rules(self, chat_id: int, t: Translator) -> str:
         """/rules in a group: the rules of its open game's variant, else of its setting."""

@@ -63,6 +63,11 @@ class GameRecord:
     # true], for the final message's bluff summary (None: it did not replay).
     bluffs: list[list[Any]] | None = None
     delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
+    # Turns closed so far (the deal is the 0th): every fifth closes with the whole table.
+    turns: int = 0
+    # A closed turn's message that still ends with whose turn it is (service/steps.Tail as
+    # `tail_to_dict` writes it): that line goes once the next turn's message is out.
+    tail: dict[str, Any] | None = None
     # The rules (VARIANTS.md): the group's setting when the lobby opened, fixed for the game.
     variant: str = "base"
     # The shuffle anyone can check (service/fairness.py): the commitment to the seed the

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..rendering.ui import Keyboard, Screen
 from ..storage.updates import Handling, update_id_of
 from .outcomes import Refusal, Said
+from .plan import Moment
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class Reply:
 
     text: str
     keyboard: Keyboard | None = None
+    moment: Moment | None = None  # a deadline shown as a moment (service/plan.py)
 
 
 @dataclass(slots=True)

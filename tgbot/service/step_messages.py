@@ -111,12 +111,8 @@ class StepMessages:
         if record.turn_ref is None or game.over:
             return None
         waiting = game.awaiting()
-        seconds = seconds_for(record.timing, waiting.kind)
-        seconds_left = (
-            None
-            if record.deadline_ms is None
-            else max(0, min(seconds, (record.deadline_ms - now_ms + 999) // 1000))
-        )
+        settled = record.delivered == record.context
+        deadline_ms = record.deadline_ms if settled else None
         shows_answers = record.table_context is not None and record.table_context == record.context
         return self.planner.turn_as_it_stands(
             table_of(record),
@@ -124,7 +120,7 @@ class StepMessages:
             record.turn_ref,
             record.story,
             told_of(record),
-            seconds_left,
+            deadline_ms,
             record.context if shows_answers else None,
             answer_options(game, waiting.players) if shows_answers else (),
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine import Character, Decision
 from ..engine import events as ev
@@ -53,6 +54,54 @@ class Table:
     more_time_used: frozenset[int] = frozenset()  # who has used their ⏳ More time
 
 
+# Every this many turns a closed turn's message shows the whole table (and at the deal).
+BOARD_EVERY = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """A closed turn's message that still ends with whose turn it is: what it showed, so
+    that it can be shown again without that line once the next turn's message is out."""
+
+    ref: str
+    story: tuple[str, ...]  # lines an older record kept
+    told: tuple[ev.Event, ...]  # the turn's public events
+    engine: Mapping[str, Any]  # the game as the turn closed (`game_to_dict`)
+    claims: Mapping[str, Mapping[str, int]]  # the claim tracker then
+    board: bool  # it shows the whole table
+
+
+def tail_to_dict(tail: Tail | None) -> dict[str, Any] | None:
+    """A tail as the record keeps it."""
+    if tail is None:
+        return None
+    return {
+        "ref": tail.ref,
+        "story": list(tail.story),
+        "told": [e.to_dict() for e in tail.told],
+        "engine": dict(tail.engine),
+        "claims": {p: dict(c) for p, c in tail.claims.items()},
+        "board": tail.board,
+    }
+
+
+def tail_from_dict(raw: Mapping[str, Any] | None) -> Tail | None:
+    """A tail as the record kept it (None: none, or unreadable)."""
+    if not raw:
+        return None
+    try:
+        return Tail(
+            str(raw["ref"]),
+            tuple(str(line) for line in raw["story"]),
+            tuple(ev.event_from_dict(e) for e in raw["told"]),
+            dict(raw["engine"]),
+            {str(p): {str(c): int(n) for c, n in m.items()} for p, m in raw["claims"].items()},
+            bool(raw["board"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class StepOutcome:
     """One step's decisions: the decision context and its deadline, which prompts open
@@ -80,3 +129,16 @@ class StepOutcome:
     told: tuple[ev.Event, ...]
     story_after: tuple[str, ...]
     told_after: tuple[ev.Event, ...]
+    # A closed turn's message that still says whose turn it is, before the step and after
+    # it; the turns closed before the step (the deal is the 0th).
+    tail: Tail | None = None
+    tail_after: Tail | None = None
+    turns: int = 0
+    turns_after: int = 0
+    # The deadline has started (its prompt or message reached Telegram): `deadline_ms` is
+    # the moment to show.
+    deadline_settled: bool = False
+    # Only passes: how many were awaited before them, and whether the answers on offer
+    # changed (a button goes when the only player who could give that answer passes).
+    awaited_before: int = 0
+    answers_changed: bool = True

@@ -7,18 +7,17 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 
+def button(b: dict[str, Any]) -> InlineKeyboardButton:
+    """One button: a link or a callback, with its `style` (Bot API 9.4: "danger",
+    "success", "primary") when it has one; apps that know no styles show it plain."""
+    style = b.get("style") or None
+    if "url" in b:
+        return InlineKeyboardButton(b["text"], url=b["url"], style=style)
+    return InlineKeyboardButton(b["text"], callback_data=b["data"], style=style)
+
+
 def markup(keyboard: list[list[dict[str, Any]]] | None) -> InlineKeyboardMarkup | None:
     """Inline keyboard markup for a keyboard, or None for no keyboard."""
     if not keyboard:
         return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(b["text"], url=b["url"])
-                if "url" in b
-                else InlineKeyboardButton(b["text"], callback_data=b["data"])
-                for b in row
-            ]
-            for row in keyboard
-        ]
-    )
+    return InlineKeyboardMarkup([[button(b) for b in row] for row in keyboard])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dtm
 import json
 import logging
 import secrets
@@ -12,11 +13,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from redis.exceptions import RedisError
+from telegram import MessageEntity
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..service.plan import STATUS, Edit, Op, Send, from_op
+from ..rendering.ui import MOMENT_FORMAT, moment_fallback
+from ..service.plan import STATUS, Edit, Moment, Op, Send, from_op
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED, LaneEntry
 from ..storage.plan import Writes
@@ -156,7 +159,41 @@ def _held(item: Pending) -> bool:
 
 
 def _plain_send(item: Pending) -> bool:
-    return item.send and not item.op.kb and not item.op.ref
+    return item.send and not item.op.kb and not item.op.ref and item.op.moment is None
+
+
+def _utf16(text: str) -> int:
+    """A text's length as Telegram counts entity offsets: in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def with_moment(op: Op, now_ms: int) -> tuple[Op, list[MessageEntity] | None]:
+    """The operation as it is delivered now: its deadline's moment written into the text
+    (its plain-text fallback) and marked with a `date_time` entity, so that each phone
+    shows it in its own time; unchanged, and no entities, when it has no moment."""
+    moment = op.moment
+    if moment is None:
+        return op, None
+    at_ms = moment.at_ms if moment.at_ms is not None else now_ms + 1000 * moment.seconds
+    fallback = moment_fallback(at_ms)
+    offset = max(0, min(moment.offset, len(op.text)))
+    text = op.text[:offset] + fallback + op.text[offset:]
+    entity = MessageEntity(
+        MessageEntity.DATE_TIME,
+        _utf16(text[:offset]),
+        _utf16(fallback),
+        date_time_format=MOMENT_FORMAT,
+        unix_time=dtm.datetime.fromtimestamp(at_ms // 1000, dtm.UTC),
+    )
+    return replace(op, text=text, moment=None), [entity]
+
+
+def fix_moment(op: Op, now_ms: int) -> Op:
+    """The operation with its moment fixed now (a deadline that counts from delivery)."""
+    moment = op.moment
+    if moment is None or moment.at_ms is not None:
+        return op
+    return replace(op, moment=Moment(moment.offset, now_ms + 1000 * moment.seconds))
 
 
 def _optional(op: Op) -> bool:
@@ -470,7 +507,8 @@ class Sender:
     ) -> None:
         """Make one call (or an edit and then a send); `calls`: how many this lane still
         makes to the chat, this one included (the limiter may count them together)."""
-        op = item.op
+        # One moment for every call this delivery makes (a send, then its buttons).
+        op = fix_moment(item.op, int(time.time() * 1000))
         try:
             if item.send:
                 await self._send(game_id, item, op, refs, calls)
@@ -515,10 +553,12 @@ class Sender:
     ) -> int | None:
         """One sendMessage (`bare`: without its buttons); the new message's id, None when
         Telegram refused it (a 403 is noted, a 400 logged)."""
+        op, entities = with_moment(op, int(time.time() * 1000))
         try:
             message = await self.bot.send_message(
                 chat_id=op.chat,
                 text=op.text,
+                entities=entities,
                 reply_markup=None if bare else markup(op.kb),
                 message_thread_id=_thread(op),
                 rate_limit_args=self._pace(op, calls),
@@ -583,9 +623,11 @@ class Sender:
 
     async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
+        op, entities = with_moment(op, int(time.time() * 1000))
         try:
             await self.bot.edit_message_text(
                 text=op.text,
+                entities=entities,
                 chat_id=op.chat,
                 message_id=message_id,
                 reply_markup=markup(op.kb),
