@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 from tests.bot.play import open_and_start, players
@@ -20,11 +19,11 @@ async def test_a_player_sees_their_cards_and_the_table(redis_server_url: str) ->
     async with running_bot(redis_server_url) as h:
         users = players(3)
         game_id = await open_and_start(h, users)
+        # The turn's deadline runs from the delivery of its prompt and of the group's turn
+        # message (the later one moves it): wait until every message is out.
+        await h.delivered(game_id)
         record = await h.record(game_id)
-        # The turn's deadline runs from its prompt's delivery: wait for that to be known.
-        while record is None or record.delivered != record.context:
-            await asyncio.sleep(0.01)
-            record = await h.record(game_id)
+        assert record is not None and record.delivered == record.context
         game = record.game()
         actor = game.awaiting().players[0]
         for u in users:
