@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
+
+
+def button(b: dict[str, Any]) -> InlineKeyboardButton:
+    """One button: {"text", "data"} a callback, {"text", "url"} a link, {"text", "web_app"}
+    the Mini App at that address (private chats only: Telegram refuses it in groups)."""
+    if "url" in b:
+        return InlineKeyboardButton(b["text"], url=b["url"])
+    if "web_app" in b:
+        return InlineKeyboardButton(b["text"], web_app=WebAppInfo(b["web_app"]))
+    return InlineKeyboardButton(b["text"], callback_data=b["data"])
 
 
 def markup(keyboard: list[list[dict[str, Any]]] | None) -> InlineKeyboardMarkup | None:
     """Inline keyboard markup for a keyboard, or None for no keyboard."""
     if not keyboard:
         return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(b["text"], url=b["url"])
-                if "url" in b
-                else InlineKeyboardButton(b["text"], callback_data=b["data"])
-                for b in row
-            ]
-            for row in keyboard
-        ]
-    )
+    return InlineKeyboardMarkup([[button(b) for b in row] for row in keyboard])
