@@ -13,14 +13,14 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
-from telegram import Update
+from telegram import MenuButtonWebApp, Update, WebAppInfo
 from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import HTTPXRequest
 
 from . import metrics
 from .config import Config
-from .rendering import profile
+from .rendering import app_links, profile
 from .rendering.i18n import DEFAULT_LANGUAGE, CatalogError, Catalogs
 from .service.game_service import GameService, ServiceSettings
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
@@ -182,7 +182,7 @@ class Runtime:
 
     async def publish_commands(self) -> None:
         """Publish the command menus and the bot's profile texts, in every language
-        (and Georgian for everyone else)."""
+        (and Georgian for everyone else), and the Mini App's menu button when configured."""
         catalogs = self.service.catalogs
         for lang in (*catalogs.languages, None):
             t = catalogs.get(lang or DEFAULT_LANGUAGE)
@@ -192,6 +192,17 @@ class Runtime:
             await self.bot.set_my_short_description(
                 profile.short_description(t), language_code=lang
             )
+        await self.publish_menu_button()
+
+    async def publish_menu_button(self) -> None:
+        """Every private chat's menu button opens the Mini App (on the user's current game),
+        when it is configured; otherwise the menu button is left as it is. One label for
+        all (the menu button has no per-language variant): the default language's."""
+        url = self.config.mini_app_url
+        if url is None:
+            return
+        label = app_links.menu_label(self.service.catalogs.get(DEFAULT_LANGUAGE))
+        await self.bot.set_chat_menu_button(menu_button=MenuButtonWebApp(label, WebAppInfo(url)))
 
     def start_background(self) -> None:
         """Start firing deadlines and, beside it, sweeping undelivered outboxes.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -15,6 +16,9 @@ DEFAULT_PERSON_UPDATES_PER_10S = 30
 DEFAULT_RECORD_DAYS = 30  # RECORD_DAYS: how long a finished game's record is kept
 DAY_S = 24 * 3600
 HIGHEST_PORT = 65535
+APP_PATH = "/app"  # where the webhook app serves the Mini App's page (tgbot/webapp/page.py)
+# BotFather's short name of a Mini App: 3-30 letters, digits and underscores.
+SHORT_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")
 
 
 class ConfigError(Exception):
@@ -102,6 +106,21 @@ class Config:
     record_days: int = DEFAULT_RECORD_DAYS  # how long a finished game's record is kept
     # How old a Mini App's signed initData may be (WEBAPP_AUTH_MAX_AGE, seconds).
     webapp_auth_max_age_s: int = 86400
+    # The Mini App's opening (issue 29): BotFather's short name (`/newapp`), for the group's
+    # direct link t.me/<bot>/<short name>, and the public https address of the page
+    # (`GET /app`). Neither set: no Mini App button anywhere (`mini_app_url`).
+    webapp_short_name: str | None = None
+    webapp_url: str | None = None
+
+    @property
+    def mini_app_url(self) -> str | None:
+        """The page's public address for the buttons: WEBAPP_URL, else (with a short name
+        set) WEBHOOK_URL's origin + /app; None: the Mini App is not offered."""
+        if self.webapp_url:
+            return self.webapp_url
+        if self.webapp_short_name and self.webhook_url:
+            return webhook_origin(self.webhook_url) + APP_PATH
+        return None
 
     @property
     def record_ttl_s(self) -> int:
@@ -111,6 +130,32 @@ class Config:
     def __repr__(self) -> str:
         redis = "set" if self.redis_url else None  # the token and secrets never get printed
         return f"Config(webhook_url={self.webhook_url!r}, redis_url={redis})"
+
+
+def webhook_origin(url: str) -> str:
+    """The scheme and host (and port) of a URL: https://bot.example.com."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _mini_app(env: dict[str, str], webhook_url: str | None) -> tuple[str | None, str | None]:
+    """WEBAPP_SHORT_NAME and WEBAPP_URL, checked: the page must be https, and a short name
+    needs an address (WEBAPP_URL, or WEBHOOK_URL's origin)."""
+    short_name = env.get("WEBAPP_SHORT_NAME", "").strip() or None
+    url = env.get("WEBAPP_URL", "").strip() or None
+    if short_name and not SHORT_NAME.fullmatch(short_name):
+        raise ConfigError(
+            "WEBAPP_SHORT_NAME must be the Mini App's short name from @BotFather's /newapp "
+            f"(3-30 letters, digits or _), got {short_name!r}"
+        )
+    if url and not url.startswith("https://"):
+        raise ConfigError("WEBAPP_URL must start with https:// (Telegram opens only https pages)")
+    if short_name and not url and not webhook_url:
+        raise ConfigError(
+            "WEBAPP_SHORT_NAME needs the page's address: set WEBAPP_URL (or WEBHOOK_URL, "
+            "whose origin + /app is the default)"
+        )
+    return short_name, url
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -167,6 +212,7 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
     redis_url = env.get("REDIS_URL") or None
     if redis_url:
         _check_redis_url(redis_url)
+    webapp_short_name, webapp_url = _mini_app(env, webhook_url)
     deadlines = Deadlines(
         **{
             s.key: _int(env, s.env, getattr(times, s.key), s.lowest, s.highest)
@@ -195,4 +241,6 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         webapp_auth_max_age_s=_int(
             env, "WEBAPP_AUTH_MAX_AGE", defaults.webapp_auth_max_age_s, 60, 30 * 86400
         ),
+        webapp_short_name=webapp_short_name,
+        webapp_url=webapp_url,
     )

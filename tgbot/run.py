@@ -126,6 +126,9 @@ async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Ev
     stopped = asyncio.create_task(stop.wait())
     await asyncio.wait({served, stopped}, return_when=asyncio.FIRST_COMPLETED)
     server.should_exit = True  # uvicorn lets the requests in flight finish
+    # The Mini App's event streams never finish by themselves: end them now, or uvicorn
+    # waits its whole GRACEFUL_SHUTDOWN_S for them (their pages reconnect elsewhere).
+    await runtime.service.store.app.events.close()
     await served
     stopped.cancel()
 

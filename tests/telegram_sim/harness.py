@@ -317,6 +317,8 @@ def config_for_tests(
     private_rate: int = 100_000,
     record_days: int = 30,
     hold_ms: int = 0,
+    webapp_short_name: str | None = None,
+    webapp_url: str | None = None,
 ) -> Config:
     """A configuration pointing at the simulated Telegram and a private key prefix."""
     return Config(
@@ -335,6 +337,8 @@ def config_for_tests(
         private_messages_per_second=private_rate,  # Telegram-like pacing: the tests that ask
         record_days=record_days,
         answer_edit_hold_ms=hold_ms,  # 0: the tests press as soon as a step is delivered
+        webapp_short_name=webapp_short_name,  # None: no Mini App buttons, as before
+        webapp_url=webapp_url,
     )
 
 
@@ -350,6 +354,8 @@ async def running_bot(
     private_rate: int = 100_000,
     record_days: int = 30,
     hold_ms: int = 0,
+    webapp_short_name: str | None = None,
+    webapp_url: str | None = None,
 ) -> AsyncIterator[Harness]:
     """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
     sim = sim or TelegramSim()
@@ -366,6 +372,8 @@ async def running_bot(
             private_rate,
             record_days,
             hold_ms,
+            webapp_short_name,
+            webapp_url,
         )
         urls = []
         for _ in range(instances):

@@ -9,7 +9,9 @@ retry_after). Like Telegram it can hold groups to a flood limit that counts edit
 its own message ids from 1, none of the old group's messages). It can take a call at once
 and answer it only after the client's read timeout (`slow_answers`: the bot cannot know the
 outcome), and counts the copies of a keyboard that more than one message shows
-(`duplicate_keyboards`).
+(`duplicate_keyboards`). Like Telegram it accepts a Mini App's `web_app` button only in a
+private chat (a group's gets 400 BUTTON_TYPE_INVALID), and keeps the menu button
+`setChatMenuButton` sets (`menu_buttons`: per chat, None for the default of every chat).
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ class TelegramSim:
     blocked: set[int] = field(default_factory=set)  # users who blocked the bot
     pending_updates: list[dict[str, Any]] = field(default_factory=list)  # for getUpdates
     webhook_url: str = ""
+    menu_buttons: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     valid_token: str | None = None  # when set, any other token gets 401 Unauthorized
     # Messages and edits a group may get in any 60 s; more are answered 429 with retry_after.
     group_flood_per_minute: int | None = None
@@ -226,6 +229,9 @@ class TelegramSim:
                 body["parameters"] = {"retry_after": retry_after}
                 return status, body
             recent.append(now)  # counted even when refused below, as Telegram may
+        if writes and chat_id is not None and chat_id < 0 and _has_web_app(params):
+            # Telegram: "web_app buttons can be used in private chats only".
+            return _error(400, "Bad Request: BUTTON_TYPE_INVALID")
         handler = getattr(self, f"_{method}", None)
         if handler is None:
             return _error(404, "Not Found")
@@ -261,6 +267,16 @@ class TelegramSim:
 
     def _setWebhook(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         self.webhook_url = str(p.get("url", ""))
+        return self._ok(p)
+
+    def _setChatMenuButton(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        raw = p.get("menu_button") or {"type": "default"}
+        button = json.loads(raw) if isinstance(raw, str) else dict(raw)
+        if button.get("type") == "web_app" and not str(
+            (button.get("web_app") or {}).get("url", "")
+        ).startswith("https://"):
+            return _error(400, "Bad Request: BUTTON_URL_INVALID")  # Mini Apps are https only
+        self.menu_buttons[_chat_of(p)] = button
         return self._ok(p)
 
     def _deleteWebhook(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -409,6 +425,11 @@ def _bad_buttons(params: dict[str, Any]) -> str:
             if "style" in b and b["style"] not in BUTTON_STYLES:
                 return f"invalid button style {b['style']!r}"
     return ""
+
+
+def _has_web_app(params: dict[str, Any]) -> bool:
+    """Whether a call's inline keyboard holds a Mini App (`web_app`) button."""
+    return any("web_app" in b for row in _keyboard(params) or [] for b in row)
 
 
 def _keyboard(params: dict[str, Any]) -> list[list[dict[str, Any]]] | None:

@@ -8,6 +8,7 @@ from tests.bot.play import open_and_start, players
 from tests.resilience.test_no_leaks import CATALOGS, GROUP
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.engine import Game, game_to_dict, view_of
+from tgbot.rendering.history import claims_text
 from tgbot.service import archive
 from tgbot.service.app import page_of
 from tgbot.service.records import PLAYING, GameRecord, Seat, Timing
@@ -136,3 +137,31 @@ def test_a_player_who_is_out_sees_the_public_view() -> None:
     assert page["texts"]["out"] == CATALOGS.get("en").gettext(
         "💀 You are out of this game: you see what everyone sees."
     )
+
+
+def test_the_claims_list_has_no_heading_of_its_own() -> None:
+    """The page titles the list ("🗣 Claims"): the JSON holds its lines only, while the
+    chat's /claims keeps its heading."""
+    t = CATALOGS.get("en")
+    record = GameRecord(
+        "claims1",
+        GROUP,
+        None,
+        "en",
+        1,
+        Timing(60, 30, 30, 30, 60, 2),
+        status=PLAYING,
+        players=[Seat(pid, f"N{pid}", "en") for pid in (1, 2)],
+        seed=7,
+    )
+    record.engine = game_to_dict(Game.new([1, 2], 7)[0])
+    assert page_of(t, record, 999, 0)["claims"] == [
+        t.gettext("🗣 Nobody has claimed a character in this game yet.")
+    ]
+    record.claims = {"1": {"duke": 2, "captain": 1}}
+    assert page_of(t, record, 999, 0)["claims"] == ["N1: Duke ×2, Captain"]
+    heading = t.gettext("🗣 Claimed in this game:")
+    assert claims_text(t, record.claims, record.names()).split("\n") == [
+        heading,
+        "N1: Duke ×2, Captain",
+    ]

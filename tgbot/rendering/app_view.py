@@ -23,7 +23,7 @@ from ..engine import (
 )
 from ..engine import events as ev
 from ..service import callbacks
-from .history import bluff_summary, claims_text
+from .history import bluff_summary, claim_lines
 from .i18n import N_, Translator
 from .prompting import target_label
 from .tabletop import final_text
@@ -150,7 +150,8 @@ def app_view(
         "deadline_ms": facts.deadline_ms if facts.status == "playing" else None,
         "decisions": decisions(t, view, names) if mine and view is not None else [],
         "log": log_lines(t, facts.steps, names, viewer),
-        "claims": claims_text(t, facts.claims, names).split("\n"),
+        # The page titles the list itself ("🗣 Claims"): no heading line in it.
+        "claims": claim_lines(t, facts.claims, names),
         "over": over(t, facts, view),
         "texts": {key: t.gettext(msgid) for key, msgid in PAGE_TEXTS.items()},
     }

@@ -169,6 +169,13 @@ def _claim_entries(
     return entries
 
 
+def claim_lines(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> list[str]:
+    """Who has claimed which character in this game, one line per player, or the one line
+    that nobody has yet (the Mini App's list, under its own title)."""
+    entries = _claim_entries(t, claims, names)
+    return entries or [t.gettext("🗣 Nobody has claimed a character in this game yet.")]
+
+
 def claims_text(t: Translator, claims: Mapping[str, Mapping[str, int]], names: Names) -> str:
     """/claims: who has claimed which character in this game (public information only)."""
     entries = _claim_entries(t, claims, names)

@@ -20,7 +20,8 @@ from ..engine import Decision, DecisionKind, Game, PlayerView, game_from_dict, g
 from ..engine import events as ev
 from ..service.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
 from ..service.steps import BOARD_EVERY, TURN_REF, Claim, StepOutcome, Table, Tail, prompt_ref
-from . import hand, history, notices, prompting, tabletop, ui
+from . import app_links, hand, history, notices, prompting, tabletop, ui
+from .app_links import AppLinks
 from .i18n import Catalogs, Translator
 from .texts import Names, describe, involves
 from .texts import told as worth_a_line
@@ -94,10 +95,20 @@ def seed_line(t: Translator, table: Table) -> str:
 class StepPlanner:
     """Writes a step's message plan from its outcome."""
 
-    def __init__(self, catalogs: Catalogs, bot_username: str) -> None:
+    def __init__(
+        self, catalogs: Catalogs, bot_username: str, links: AppLinks | None = None
+    ) -> None:
         self.catalogs = catalogs
         self.bot_username = bot_username
+        self.links = links or AppLinks()  # the Mini App's buttons (none when not configured)
         self.hold_ms = HOLD_MS
+
+    def table_rows(self, t: Translator, game_id: str, context: int, more_time: bool) -> ui.Keyboard:
+        """The live turn message's last rows: 👁 My cards (and ⏳ More time), then the
+        Mini App's direct link when it is configured."""
+        return hand.table_row(t, game_id, context, more_time) + app_links.group_row(
+            t, self.links, self.bot_username, game_id
+        )
 
     def unreachable_note(self, table: Table, user_id: int) -> str:
         """What the group reads when a player cannot be written to privately."""
@@ -203,7 +214,7 @@ class StepPlanner:
             question = ui.answers_question(t, waiting.window, options, len(waiting.players))
         if kb is not None:  # 👁 My cards and ⏳ More time ride on the answer buttons only
             more = bool(set(waiting.players) - table.more_time_used)
-            kb = kb + hand.table_row(t, table.game_id, outcome.context, more)
+            kb = kb + self.table_rows(t, table.game_id, outcome.context, more)
         if not outcome.same_context:
             text = tabletop.turn_message(t, public, names, story, True, question)
             deadline = Deadline(outcome.context, outcome.seconds)
@@ -313,7 +324,7 @@ class StepPlanner:
         if answers_at is not None:
             kb = tabletop.answer_buttons(t, table.game_id, answers_at, options, names)
             more = bool(set(game.awaiting().players) - table.more_time_used)
-            kb += hand.table_row(t, table.game_id, answers_at, more)
+            kb += self.table_rows(t, table.game_id, answers_at, more)
         lines = story_lines(t, names, story, told)
         shown = deadline_ms is not None
         text = tabletop.turn_message(t, view_of(game), names, lines, shown)
@@ -399,6 +410,7 @@ class StepPlanner:
             screen = self._prompt(t, outcome, view, events, names, hand_shown)
             if user_id not in table.more_time_used:
                 screen.keyboard += hand.prompt_row(t, table.game_id, outcome.context)
+            screen.keyboard += app_links.private_row(t, self.links, table.game_id)
             plan.add(
                 Send(
                     user_id,

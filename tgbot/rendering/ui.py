@@ -28,7 +28,7 @@ from .forms import Case, character_in
 from .i18n import Translator
 from .texts import Names, character_name
 
-Button = dict[str, str]  # {"text": ..., "data": ...} or {"text": ..., "url": ...}
+Button = dict[str, str]  # {"text", "data"}, {"text", "url"} or {"text", "web_app"}
 Keyboard = plan.Keyboard  # rows of Buttons: one definition, the plan's
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..engine import Game, game_to_dict
 from ..rendering import notices, tabletop, ui
+from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
@@ -78,12 +79,13 @@ class GameSteps:
         bot_username: str,
         ai_pause_ms: tuple[int, int],
         hold_ms: int,
+        links: AppLinks,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.catalogs = catalogs
         self.clock = clock
-        self.messages = StepMessages(catalogs, bot_username)
+        self.messages = StepMessages(catalogs, bot_username, links)
         self.messages.hold_ms = hold_ms  # step_messages' builder takes it as an attribute
         # Kept records, ratings, stats, the claim tracker and replays (service/history.py).
         self.history = history

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..config import Config, Deadlines
 from ..engine import SEED_BITS
+from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
 from ..storage.commit import Duplicate  # noqa: F401  (a second delivery of an update)
 from ..storage.store import Store
@@ -43,6 +44,7 @@ class ServiceSettings:
     ai_pause_ms: tuple[int, int]  # an AI player "thinks" between these
     record_ttl_s: int  # how long a finished game's record is kept
     hold_ms: int  # how long an edit that only says who may answer waits for a newer one
+    app_links: AppLinks  # the Mini App's buttons (AppLinks(): none)
 
     @classmethod
     def from_config(cls, config: Config, bot_username: str) -> ServiceSettings:
@@ -53,6 +55,7 @@ class ServiceSettings:
             config.ai_pause_ms,
             config.record_ttl_s,
             config.answer_edit_hold_ms,
+            AppLinks(config.mini_app_url, config.webapp_short_name),
         )
 
 
@@ -83,6 +86,7 @@ class GameService:
             settings.bot_username,
             settings.ai_pause_ms,
             settings.hold_ms,
+            settings.app_links,
             clock,
         )
         prefs = Preferences(steps, settings.defaults)

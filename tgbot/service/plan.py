@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Rows of buttons, each {"text": ..., "data": ...} or {"text": ..., "url": ...} (rendering's
+# Rows of buttons, each {"text", "data"}, {"text", "url"} or {"text", "web_app"} (rendering's
 # `ui.Keyboard` is this one).
 Keyboard = list[list[dict[str, str]]]
 

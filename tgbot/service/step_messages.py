@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from ..engine import Game
 from ..engine import events as ev
+from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
 from ..rendering.step_plan import StepPlanner
 from .advance import (
@@ -52,8 +53,10 @@ def group_edit(record: GameRecord, ref: str, text: str, kb: Keyboard | None = No
 class StepMessages:
     """Builds a step's message plan for a game record, and applies the step to it."""
 
-    def __init__(self, catalogs: Catalogs, bot_username: str) -> None:
-        self.planner = StepPlanner(catalogs, bot_username)
+    def __init__(
+        self, catalogs: Catalogs, bot_username: str, links: AppLinks | None = None
+    ) -> None:
+        self.planner = StepPlanner(catalogs, bot_username, links)
 
     @property
     def hold_ms(self) -> int:

@@ -27,6 +27,7 @@ REQUEST_TTL_S = 24 * 3600  # a page retries a decision within minutes; a day is 
 LISTEN_POLL_S = 1.0  # how long one read of the channels waits before looking again
 RESTART_PAUSE_S = 0.5  # after the connection failed, before listening again
 RESET = -1  # told to every page when messages may have been missed: read the record
+CLOSED = -2  # told to every page when the process stops: end the stream (the page reconnects)
 
 
 class AppStore:
@@ -84,10 +85,14 @@ class EventHub:
 
     @contextlib.asynccontextmanager
     async def listen(self, game_id: str) -> AsyncIterator[asyncio.Queue[int]]:
-        """A queue of the game's new revisions (RESET: some may have been missed) for as
-        long as the block runs."""
+        """A queue of the game's new revisions (RESET: some may have been missed; CLOSED:
+        the process stops, nothing more comes) for as long as the block runs."""
         channel = self.keys.game_events(game_id)
         queue: asyncio.Queue[int] = asyncio.Queue()
+        if self._closed:  # a page that connects while the process stops
+            queue.put_nowait(CLOSED)
+            yield queue
+            return
         async with self._lock:
             first = channel not in self._queues
             self._queues.setdefault(channel, set()).add(queue)
@@ -183,8 +188,12 @@ class EventHub:
                 await pubsub.aclose()
 
     async def close(self) -> None:
-        """Stop listening (at shutdown)."""
+        """Stop listening (at shutdown) and tell every open stream to end: the server
+        stops only once its requests end, and an event stream would not by itself."""
         self._closed = True
+        for queues in self._queues.values():
+            for queue in queues:
+                queue.put_nowait(CLOSED)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(BaseException):

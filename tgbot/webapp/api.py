@@ -24,7 +24,7 @@ from ..rendering import notices
 from ..service.game_service import GameService
 from ..service.records import GAME_ID
 from ..service.results import Person
-from ..storage.app import RESET
+from ..storage.app import CLOSED, RESET
 from ..storage.clients import storage_error
 from .auth import AppUser, AuthError, validate
 
@@ -163,6 +163,8 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     except TimeoutError:
                         yield ": heartbeat\n\n"
                         continue
+                    if got == CLOSED:
+                        return  # the process stops: the page reconnects, to another one
                     heard = got != RESET
                     now = got if heard else await revision_now()
 

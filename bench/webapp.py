@@ -1,0 +1,452 @@
+"""The Mini App's live targets (issue 29): a step reaching 200 open pages across two bot
+processes, and `GET /app/api/view` at a steady rate.
+
+Processes: a private redis-server, the simulated Bot API (bench/sim_server.py), two bots
+(tests/resilience/bot_process.py: the real webhook app under uvicorn, one key prefix) and
+this load generator (httpx, one event loop). `--games` games of 3 players are opened and
+started through the webhook as Telegram would post the updates.
+
+(a) Fan-out: `--pages` pages open the event stream (`GET /app/api/events`), spread evenly
+over the games and alternately over the two processes (per game: its 3 players and
+spectators). For `--seconds` s, a step is sent `--steps-per-second` times a second through
+`POST /app/api/decide` (the awaited player's decision, by the policy of bench/webhook.py),
+alternately to either process, each game at most one step at a time. For every step and
+every page of its game: the delay from the decide's answer (200) to the page's event of
+that revision, and from the decide's request to it (the event may come before the answer:
+the commit publishes it). An event not seen `GRACE_S` after the phase counts as missed.
+Target: p99 <= 1 s.
+
+(b) Views: `GET /app/api/view?game=<id>` for a random page's user (players see `view_of`,
+spectators the public view) at `--view-rate` a second for `--view-seconds` s, open loop
+(each latency counts from its scheduled time, so the generator's own lag counts against
+the bot), to one process (`--view-processes 2`: alternately to both). Target: p99 <= 50 ms
+at 100/s.
+
+Run: `python bench/webapp.py [--pages 200 --games 20 --seconds 30 --view-rate 100]`.
+The ports are `--base-port` (the sim) and the next two (the bots).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from redis.asyncio import Redis
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.webhook import (  # noqa: E402
+    HEADERS,
+    command,
+    load_average,
+    percentile,
+    policy,
+    press,
+    spawn,
+    stop,
+    wait_up,
+)
+from tests.redis_server import redis_url  # noqa: E402
+from tests.telegram_sim.harness import SECRET  # noqa: E402
+from tgbot.service import callbacks  # noqa: E402
+from tgbot.service.records import GameRecord  # noqa: E402
+from tgbot.storage.clients import connect  # noqa: E402
+from tgbot.storage.keys import Keys  # noqa: E402
+from tgbot.storage.store import Store  # noqa: E402
+from tgbot.webapp.auth import sign  # noqa: E402
+
+TOKEN = "123456:TEST-token"  # bot_process's
+GRACE_S = 3.0  # after the fan-out phase, how long a late event may still come
+SETTLE_S = 120.0  # at most this long, before (b), for the bots' deliveries to drain
+PLAYERS = 3
+VIEW_CLIENTS, VIEW_CONNECTIONS = 25, 8  # (b)'s HTTP clients, and connections each
+
+
+def init_data(user_id: int) -> str:
+    """What Telegram would give the page of `user_id`, signed with the bot's token."""
+    user = json.dumps({"id": user_id, "first_name": f"U{user_id}", "language_code": "ka"})
+    return sign({"user": user, "auth_date": str(int(time.time()))}, TOKEN)
+
+
+@dataclass
+class Page:
+    """One open page: its game, user, process, and when each revision first reached it."""
+
+    game: str
+    user: int
+    base: str
+    seen: dict[int, float] = field(default_factory=dict)
+    listening: asyncio.Event = field(default_factory=asyncio.Event)
+    failed: str = ""
+
+    def first_at_least(self, revision: int) -> float | None:
+        """When the page first heard of `revision` or a later one."""
+        times = [at for rev, at in self.seen.items() if rev >= revision]
+        return min(times) if times else None
+
+    async def listen(self, http: httpx.AsyncClient, after: int) -> None:
+        """Read the event stream until cancelled, noting each revision's arrival."""
+        params = {"game": self.game, "tma": init_data(self.user), "after": str(after)}
+        try:
+            async with http.stream(
+                "GET", f"{self.base}/app/api/events", params=params, timeout=None
+            ) as stream:
+                if stream.status_code != 200:
+                    self.failed = f"status {stream.status_code}"
+                    self.listening.set()
+                    return
+                async for line in stream.aiter_lines():
+                    if line == ": listening":
+                        self.listening.set()
+                    elif line.startswith("data: "):
+                        at = time.perf_counter()
+                        revision = int(json.loads(line[6:])["revision"])
+                        self.seen.setdefault(revision, at)
+        except httpx.HTTPError as err:
+            self.failed = type(err).__name__
+            self.listening.set()
+
+
+@dataclass
+class Step:
+    """One decision sent: its game, the revision it made, when it was sent and answered."""
+
+    game: str
+    revision: int
+    sent_at: float
+    answered_at: float
+
+
+async def record_of(redis: Redis, keys: Keys, game_id: str) -> GameRecord | None:
+    """A game's record, straight from Redis."""
+    raw = await redis.get(keys.game(game_id))
+    return None if raw is None else GameRecord.from_dict(json.loads(raw))
+
+
+async def open_games(
+    http: httpx.AsyncClient, bots: list[str], redis: Redis, keys: Keys, n: int
+) -> dict[str, list[int]]:
+    """Open and start `n` games of PLAYERS people through the webhook; their players."""
+    games: dict[str, list[int]] = {}
+    for g in range(n):
+        url = bots[g % len(bots)] + "/telegram"
+        group = -(3_000_000 + g)
+        ids = [400_000 + g * 10 + i for i in range(PLAYERS)]
+
+        async def post(update: dict[str, Any], url: str = url) -> None:
+            response = await http.post(url, json=update, headers=HEADERS)
+            assert response.status_code == 200, response.text
+
+        for uid in ids:
+            await post(command(uid, uid, "/start"))
+        await post(command(ids[0], group, "/newgame"))
+        game_id = (await redis.get(keys.chat_game(group))).decode()
+        for uid in ids[1:]:
+            await post(press(uid, group, f"{game_id}.0.J"))
+        await post(press(ids[0], group, f"{game_id}.0.S"))
+        record = await record_of(redis, keys, game_id)
+        assert record is not None and record.status == "playing", "a game did not start"
+        games[game_id] = ids
+    return games
+
+
+async def step_once(
+    http: httpx.AsyncClient, base: str, redis: Redis, keys: Keys, game_id: str
+) -> Step | str:
+    """Send the awaited player's decision through the Mini App; the step, or why not."""
+    record = await record_of(redis, keys, game_id)
+    if record is None or record.status != "playing":
+        return "over"
+    game = record.game()
+    player = game.awaiting().players[0]
+    code = callbacks.encode_decision(policy(game, player), [p.id for p in game.players])
+    body = {
+        "game": game_id,
+        "revision": record.rev,
+        "decision": code,
+        "request_id": uuid.uuid4().hex,
+    }
+    headers = {"Authorization": "tma " + init_data(player)}
+    sent_at = time.perf_counter()
+    response = await http.post(f"{base}/app/api/decide", json=body, headers=headers)
+    answered_at = time.perf_counter()
+    if response.status_code != 200:
+        return f"{response.status_code} {response.json().get('error', '')}"[:60]
+    return Step(game_id, int(response.json()["revision"]), sent_at, answered_at)
+
+
+def summary(name: str, seconds: list[float]) -> None:
+    """Print p50/p99/max (ms) of some delays."""
+    if not seconds:
+        print(f"  {name:34s} none")
+        return
+    ordered = sorted(seconds)
+    print(
+        f"  {name:34s} p50 {statistics.median(ordered) * 1000:7.1f} ms  "
+        f"p99 {percentile(ordered, 0.99) * 1000:7.1f} ms  max {ordered[-1] * 1000:7.1f} ms  "
+        f"min {ordered[0] * 1000:7.1f} ms  ({len(ordered)})"
+    )
+
+
+async def fan_out(
+    args: argparse.Namespace,
+    http: httpx.AsyncClient,
+    bots: list[str],
+    redis: Redis,
+    keys: Keys,
+    games: dict[str, list[int]],
+) -> None:
+    """Phase (a): pages listen, steps are sent, each page's delay is measured."""
+    game_ids = list(games)
+    pages = []
+    for i in range(args.pages):
+        game_id = game_ids[i % len(game_ids)]
+        seat = i // len(game_ids)  # each game's first pages are its players', then spectators
+        user = games[game_id][seat] if seat < PLAYERS else 900_000 + i
+        pages.append(Page(game_id, user, bots[i % len(bots)]))
+    revisions = {g: (await record_of(redis, keys, g)).rev for g in game_ids}  # type: ignore[union-attr]
+    tasks = [asyncio.create_task(p.listen(http, revisions[p.game])) for p in pages]
+    opened = time.perf_counter()
+    await asyncio.gather(*(p.listening.wait() for p in pages))
+    failed = [p.failed for p in pages if p.failed]
+    print(
+        f"(a) {len(pages)} pages listening on {len(game_ids)} games, "
+        f"{sum(1 for p in pages if p.base == bots[0])} / "
+        f"{sum(1 for p in pages if p.base == bots[1])} on the two processes, "
+        f"in {time.perf_counter() - opened:.1f} s; failed {len(failed)} {failed[:3]}"
+    )
+    steps: list[Step] = []
+    refused: dict[str, int] = {}
+    busy: set[str] = set()
+    over: set[str] = set()
+
+    async def one(game_id: str, base: str) -> None:
+        try:
+            got = await step_once(http, base, redis, keys, game_id)
+        finally:
+            busy.discard(game_id)
+        if isinstance(got, Step):
+            steps.append(got)
+        elif got == "over":
+            over.add(game_id)
+        else:
+            refused[got] = refused.get(got, 0) + 1
+
+    started = time.perf_counter()
+    interval = 1 / args.steps_per_second
+    running: list[asyncio.Task[None]] = []
+    turn = 0
+    for k in range(int(args.seconds * args.steps_per_second)):
+        await asyncio.sleep(max(0.0, started + k * interval - time.perf_counter()))
+        idle = [g for g in game_ids if g not in busy and g not in over]
+        if not idle:
+            continue
+        game_id = idle[turn % len(idle)]
+        turn += 1
+        busy.add(game_id)
+        running.append(asyncio.create_task(one(game_id, bots[k % len(bots)])))
+    await asyncio.gather(*running)
+    await asyncio.sleep(GRACE_S)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    by_game: dict[str, list[Page]] = {}
+    for p in pages:
+        by_game.setdefault(p.game, []).append(p)
+    from_answer, from_request, missed, before_answer = [], [], 0, 0
+    for s in steps:
+        for p in by_game[s.game]:
+            at = p.first_at_least(s.revision)
+            if at is None:
+                missed += 1
+                continue
+            from_answer.append(max(0.0, at - s.answered_at))
+            from_request.append(at - s.sent_at)
+            before_answer += at < s.answered_at
+    span = time.perf_counter() - started - GRACE_S
+    print(
+        f"    steps applied {len(steps)} in {span:.1f} s ({len(steps) / span:.1f}/s), "
+        f"refused {refused or 0}, games over {len(over)}; page events expected "
+        f"{len(from_answer) + missed}, missed {missed}, "
+        f"came before the decide's answer {before_answer} (counted as 0)"
+    )
+    summary("decide answer -> page event", from_answer)
+    summary("decide request -> page event", from_request)
+    summary("decide request -> answer", [s.answered_at - s.sent_at for s in steps])
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def views(
+    args: argparse.Namespace, bots: list[str], pids: list[int], games: dict[str, list[int]]
+) -> None:
+    """Phase (b): GET view at a steady rate, latency from each request's scheduled time."""
+    rng = random.Random(7)
+    readers = [(g, uid) for g, ids in games.items() for uid in ids]
+    readers += [(g, 900_000 + i) for i, g in enumerate(games)]  # a spectator per game
+    auth = {uid: {"Authorization": "tma " + init_data(uid)} for _, uid in readers}
+    targets = bots[: args.view_processes]
+    latencies: list[float] = []
+    late: list[float] = []
+    statuses: dict[int, int] = {}
+
+    # Many small clients, not one: httpx's connection pool costs grow with the requests
+    # it holds, and in one pool a moment of queueing became seconds of the generator's own
+    # lag (measured: "sent late" p50 6.6 s at 100/s with one client).
+    clients = [
+        httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=VIEW_CONNECTIONS))
+        for _ in range(VIEW_CLIENTS)
+    ]
+
+    async def one(k: int, due: float) -> None:
+        game_id, uid = rng.choice(readers)
+        late.append(time.perf_counter() - due)
+        try:
+            response = await clients[k % len(clients)].get(
+                f"{targets[k % len(targets)]}/app/api/view",
+                params={"game": game_id},
+                headers=auth[uid],
+            )
+            status = response.status_code
+        except httpx.HTTPError:
+            status = 0
+        statuses[status] = statuses.get(status, 0) + 1
+        if status == 200:
+            latencies.append(time.perf_counter() - due)
+
+    started, cpu = time.perf_counter(), time.process_time()
+    bot_cpu = [cpu_seconds(pid) for pid in pids]
+    interval = 1 / args.view_rate
+    running = []
+    for k in range(int(args.view_seconds * args.view_rate)):
+        due = started + k * interval
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        running.append(asyncio.create_task(one(k, due)))
+    await asyncio.gather(*running)
+    span, cpu = time.perf_counter() - started, time.process_time() - cpu
+    bot_cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, bot_cpu, strict=True)]
+    for client in clients:
+        await client.aclose()
+    print(
+        f"(b) GET view at {args.view_rate:.0f}/s for {args.view_seconds:.0f} s to "
+        f"{len(targets)} process(es): answered {len(latencies)} in {span:.1f} s, "
+        f"statuses {statuses}; CPU: the generator {cpu:.1f} s, the bots "
+        f"{' + '.join(f'{c:.1f}' for c in bot_cpu)} s "
+        f"({sum(bot_cpu[: len(targets)]) / max(1, len(latencies)) * 1000:.1f} ms a view)"
+    )
+    summary("scheduled -> view answered", latencies)
+    summary("(generator: sent late)", late)
+
+
+async def settle(url: str, keys: Keys) -> None:
+    """Wait until the bots have delivered every message the steps queued (Telegram's 30
+    a second): (b) measures views, not views beside a backlog of deliveries."""
+    store = Store(connect(url), keys)
+    started = time.perf_counter()
+    try:
+        while time.perf_counter() - started < SETTLE_S:
+            waiting, _ = await store.outboxes.outbox_gauges(16)
+            if not waiting:
+                break
+            await asyncio.sleep(0.5)
+        took = time.perf_counter() - started
+        print(f"    deliveries drained in {took:.1f} s (outboxes still waiting {waiting})")
+    finally:
+        await store.redis.aclose()
+
+
+async def main() -> None:
+    """Start everything, run both phases, print the figures."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pages", type=int, default=200)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=30, help="(a): s of steps")
+    parser.add_argument("--steps-per-second", type=float, default=10)
+    parser.add_argument("--view-rate", type=float, default=100, help="(b): views a second")
+    parser.add_argument("--view-seconds", type=float, default=30)
+    parser.add_argument("--view-processes", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--base-port", type=int, default=27100)
+    parser.add_argument("--skip-fan-out", action="store_true")
+    parser.add_argument("--skip-views", action="store_true")
+    parser.add_argument("--hold", type=float, default=0, help="keep it all up S s at the end")
+    args = parser.parse_args()
+    print(
+        f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}"
+        f"  load {load_average()}"
+    )
+    sim_port = args.base_port
+    bot_ports = [args.base_port + 1, args.base_port + 2]
+    for port in (sim_port, *bot_ports):  # an earlier run still up would answer for ours
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                raise SystemExit(f"port {port} is in use: stop what listens there") from None
+    prefix = f"a{uuid.uuid4().hex[:6]}"
+    keys = Keys(prefix)
+    sim_url = f"http://127.0.0.1:{sim_port}"
+    bots = [f"http://127.0.0.1:{port}" for port in bot_ports]
+    logs = Path(tempfile.mkdtemp(prefix="webapp-bench-"))
+    with redis_url() as url:
+        env = {
+            **os.environ,
+            "REDIS_URL": url,
+            "WEBHOOK_SECRET": SECRET,
+            "TELEGRAM_API_URL": f"{sim_url}/bot",
+            "REDIS_KEY_PREFIX": prefix,
+            "PTB_TIMEDELTA": "1",
+            "BOT_LOG_LEVEL": "WARNING",
+        }
+        processes = [spawn(["bench/sim_server.py", str(sim_port)], env)]
+        for i, port in enumerate(bot_ports):
+            args_ = ["-m", "tests.resilience.bot_process", str(port)]
+            processes.append(spawn(args_, env, str(logs / f"bot{i}.log")))
+        redis = Redis.from_url(url)
+        connections = args.pages + 2 * int(args.view_rate) + 50
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        try:
+            async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+                await wait_up(http, f"{sim_url}/botx/getMe")
+                for base in bots:
+                    await wait_up(http, f"{base}/healthz")
+                games = await open_games(http, bots, redis, keys, args.games)
+                print(f"{len(games)} games started; bots' logs in {logs}")
+                if not args.skip_fan_out:
+                    await fan_out(args, http, bots, redis, keys, games)
+                if not args.skip_views:
+                    await settle(url, keys)
+                    await views(args, bots, [p.pid for p in processes[1:]], games)
+                if args.hold:
+                    print("holding:", bots, {g: ids[0] for g, ids in list(games.items())[:1]})
+                    await asyncio.sleep(args.hold)
+        finally:
+            await redis.aclose()
+            for process in reversed(processes):
+                with contextlib.suppress(Exception):
+                    stop(process)
+    print(f"load after: {load_average()}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
