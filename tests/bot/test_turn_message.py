@@ -144,3 +144,23 @@ def test_the_simulated_telegram_refuses_a_malformed_date_time_entity_or_style() 
         "sendMessage", {"chat_id": 1, "text": "x", "reply_markup": json.dumps(markup)}
     )
     assert status == 400
+
+
+async def test_cancel_between_turns_takes_the_whose_turn_line_off_the_closed_turn(
+    redis_server_url: str,
+) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        game_id = await open_and_start(h, users)
+        await h.delivered(game_id)
+        turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
+        # The deal's message (the lobby's, taken over) says who moves first, until when.
+        first = h.sim.messages(GROUP)[0]
+        assert turn_tail in first.text and first.moments()
+        await h.say(users[0], GROUP, "/cancel")
+        await h.delivered(game_id)
+        assert h.tr("✖️ The game was cancelled.") in h.sim.last(GROUP).text
+        # Nobody is to move any more: no message says so, nor until when.
+        for message in h.sim.messages(GROUP):
+            assert turn_tail not in message.text, message.text
+            assert not message.moments(), message.text

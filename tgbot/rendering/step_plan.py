@@ -250,10 +250,14 @@ class StepPlanner:
     def _drop_tail(self, plan: Plan, table: Table, tail: Tail) -> None:
         """The older closed turn's message loses its "whose turn" line: the next turn's
         message is out. Never held or optional: a send of the same reference follows."""
+        plan.add(self.tail_dropped(table, tail))
+
+    def tail_dropped(self, table: Table, tail: Tail) -> Edit:
+        """A closed turn's message without its "whose turn" line (the next turn's message
+        is out, or the game closed), to send before any new message of the same reference."""
         t = self.catalogs.get(table.lang)
         view = view_of(game_from_dict(dict(tail.engine)))
-        text = self._closed_text(t, table, view, tail, with_tail=False)
-        plan.add(Edit(table.chat, tail.ref, text))
+        return Edit(table.chat, tail.ref, self._closed_text(t, table, view, tail, with_tail=False))
 
     def _game_over(
         self,

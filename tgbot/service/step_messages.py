@@ -22,7 +22,7 @@ from .advance import (
 )
 from .plan import Edit, Fallback, Keyboard, Plan, Send
 from .records import GameRecord
-from .steps import LOBBY_REF, TURN_REF, Claim, prompt_ref
+from .steps import LOBBY_REF, TURN_REF, Claim, prompt_ref, tail_from_dict
 
 __all__ = [
     "DELIVERY_GRACE_S",
@@ -91,6 +91,12 @@ class StepMessages:
     def turn_story(self, record: GameRecord) -> list[str]:
         """The turn's story so far, as the group reads it: its lines."""
         return self.planner.turn_story(table_of(record), record.story, told_of(record))
+
+    def tail_dropped(self, record: GameRecord) -> Edit | None:
+        """The closed turn's message that still says whose turn it is, without that line
+        (None: no message says so); queue it before a new message of the group's."""
+        tail = tail_from_dict(record.tail)
+        return None if tail is None else self.planner.tail_dropped(table_of(record), tail)
 
     def final_message(self, record: GameRecord) -> str:
         """A finished game's last message, without its buttons (Play again edits it)."""
