@@ -164,3 +164,26 @@ async def test_cancel_between_turns_takes_the_whose_turn_line_off_the_closed_tur
         for message in h.sim.messages(GROUP):
             assert turn_tail not in message.text, message.text
             assert not message.moments(), message.text
+
+
+async def test_play_again_keeps_the_last_turns_story_at_the_top_of_the_end(
+    redis_server_url: str,
+) -> None:
+    async with running_bot(redis_server_url) as h:
+        a, b = players(2)
+        game_id = await open_and_start(h, [a, b])
+        await h.delivered(game_id)
+        # b leaves before anyone moved: that turn had no message, the end tells its story.
+        await h.say(b, GROUP, "/leave")
+        await h.until(lambda: "🏆" in h.sim.text_of(GROUP))
+        await h.delivered(game_id)
+        end = next(m for m in h.sim.messages(GROUP) if "🏆" in m.text)
+        left = h.tr("🚪 {player} leaves the game.").format(player=b.first_name)
+        assert end.text.startswith(left), end.text
+        before = end.text
+        answer = await h.press_text(a, GROUP, h.tr("🆕 Play again"))
+        assert answer["text"] == h.tr("🆕 New game opened.")
+        await h.delivered(game_id)
+        # Only its buttons and the line of who opened the new game change.
+        assert end.text.startswith(before + "\n"), end.text
+        assert [b["text"] for b in end.buttons()] == [h.tr("📜 Replay")]

@@ -131,14 +131,24 @@ class StepPlanner:
         story: Sequence[str],
         told: Sequence[ev.Event],
         bluffs: Sequence[Claim] | None,
+        with_story: bool = False,
     ) -> str:
-        """A finished game's end message: the winner and every card, then who bluffed
-        (the last turn's story, `story` and `told`, is in that turn's own message)."""
-        del story, told
+        """A finished game's end message as the step wrote it: the last turn's story,
+        `story` and `told`, if that turn had no message of its own (`with_story`), the
+        winner and every card, then who bluffed."""
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
+        lines = self._end_story(t, table, story, told) if with_story else []
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
-        return tabletop.game_over_message(t, view_of(game), names, [], summary, seed_line(t, table))
+        view = view_of(game)
+        return tabletop.game_over_message(t, view, names, lines, summary, seed_line(t, table))
+
+    def _end_story(
+        self, t: Translator, table: Table, story: Sequence[str], told: Sequence[ev.Event]
+    ) -> list[str]:
+        """The last turn's story at the top of the end message (the end is its own line)."""
+        played = [e for e in told if not isinstance(e, ev.GameEnded)]
+        return self._story(t, table, story, played)
 
     def turn_story(self, table: Table, story: Sequence[str], told: Sequence[ev.Event]) -> list[str]:
         """The turn's story so far, as the group reads it: its lines."""
@@ -285,8 +295,7 @@ class StepPlanner:
         else:
             if tail is not None:
                 self._drop_tail(plan, table, tail)
-            played = [e for e in told if not isinstance(e, ev.GameEnded)]
-            story = self._story(t, table, legacy, played)
+            story = self._end_story(t, table, legacy, told)
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
         text = tabletop.game_over_message(t, public, names, story, summary, seed_line(t, table))
         keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(

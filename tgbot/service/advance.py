@@ -179,6 +179,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         deadline_settled=same_context and record.delivered == context,
         awaited_before=awaited_before,
         answers_changed=answers_changed,
+        end_tells_last_turn=game.over and turn_ref is None,
     )
 
 
@@ -206,5 +207,6 @@ def settle(record: GameRecord, outcome: StepOutcome, bluffs: Sequence[Claim] | N
     record.turn_events = [e.to_dict() for e in outcome.told_after]
     record.tail = tail_to_dict(outcome.tail_after)
     record.turns = outcome.turns_after
+    record.end_tells_last_turn = outcome.end_tells_last_turn
     if bluffs is not None:
         record.bluffs = [list(claim) for claim in bluffs]

@@ -108,6 +108,7 @@ class StepMessages:
             record.story,
             told_of(record),
             bluffs_of(record),
+            record.end_tells_last_turn,
         )
 
     def turn_as_it_stands(self, record: GameRecord, game: Game, now_ms: int) -> Edit | None:

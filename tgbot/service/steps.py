@@ -142,3 +142,5 @@ class StepOutcome:
     # changed (a button goes when the only player who could give that answer passes).
     awaited_before: int = 0
     answers_changed: bool = True
+    # The game is over and its last turn had no message of its own: the end's tells it.
+    end_tells_last_turn: bool = False
