@@ -21,6 +21,7 @@ from ..engine import events as ev
 from .records import GameRecord, Timing
 from .steps import (
     BOARD_EVERY,
+    END_REF,
     TURN_REF,
     Claim,
     Reader,
@@ -165,7 +166,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         prompts=prompts,
         turn_ref=record.turn_ref,
         turn_shown=turn_shown,
-        turn_ref_after=(turn_ref or TURN_REF) if turn_shown else None,
+        turn_ref_after=END_REF if game.over else (turn_ref or TURN_REF) if turn_shown else None,
         table_context=table_context,
         answer_options=options,
         story=tuple(record.story),

@@ -485,9 +485,7 @@ class LobbyRoom:
                     screen = self.steps.lobby_screen(record)
                     shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
                 elif record.status == PLAYING:
-                    shown = self.steps.messages.turn_as_it_stands(
-                        record, record.game(), self.steps.now_ms()
-                    )
+                    shown = self.steps.messages.turn_as_it_stands(record, record.game())
                 if shown is not None:
                     tx.send(record.id, shown.to_op())
 

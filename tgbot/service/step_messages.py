@@ -111,10 +111,12 @@ class StepMessages:
             record.end_tells_last_turn,
         )
 
-    def turn_as_it_stands(self, record: GameRecord, game: Game, now_ms: int) -> Edit | None:
+    def turn_as_it_stands(
+        self, record: GameRecord, game: Game, optional: bool = False
+    ) -> Edit | None:
         """The group's turn message as it stands now (None between turns, or after the
-        game), to show it in a chat that has no copy of it: a group that became a
-        supergroup."""
+        game), to show it in a chat that has no copy of it (a group that became a
+        supergroup), or with its deadline moved (`optional`)."""
         if record.turn_ref is None or game.over:
             return None
         waiting = game.awaiting()
@@ -130,4 +132,20 @@ class StepMessages:
             deadline_ms,
             record.context if shows_answers else None,
             answer_options(game, waiting.players) if shows_answers else (),
+            optional,
         )
+
+    def deadline_moved(self, record: GameRecord, game: Game) -> Edit | None:
+        """The group's message that shows the awaited decision's moment, showing its new
+        one (⏳ More time): the turn message, or the closed turn's that says who moves
+        next. None when no message shows it, or its deadline has not started yet (its
+        message still shows the moment it will start with, earlier than the new one:
+        nobody is told they have more time than they do)."""
+        if game.over or record.deadline_ms is None or record.delivered != record.context:
+            return None
+        if record.turn_ref is not None:
+            return self.turn_as_it_stands(record, game, optional=True)
+        tail = tail_from_dict(record.tail)
+        if tail is None:
+            return None
+        return self.planner.tail_as_it_stands(table_of(record), tail, record.deadline_ms)

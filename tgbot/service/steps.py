@@ -13,6 +13,9 @@ from ..engine import Character, Decision
 from ..engine import events as ev
 
 TURN_REF = "turn"
+# The game's end, a message of its own: sent before the last turn's message closes, so
+# its reference must not be that message's.
+END_REF = "end"
 # ⏳ More time: how much a player may add to a deadline they are awaited for, once a game.
 MORE_TIME_S = 30
 LOBBY_REF = "lobby"
