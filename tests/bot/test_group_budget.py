@@ -1,4 +1,4 @@
-"""A group's minute spent by priority (issue 28): what a person must see now goes first,
+"""A group's minute spent by priority: what a person must see now goes first,
 then replies to commands, then edits; a forum's topics keep their own replies."""
 
 from __future__ import annotations

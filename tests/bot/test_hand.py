@@ -1,5 +1,5 @@
 """Your hand a tap away: 👁 My cards on the group's turn message, target pickers that show
-each target's coins and cards, and ⏳ More time (issue 28)."""
+each target's coins and cards, and ⏳ More time."""
 
 from __future__ import annotations
 

@@ -111,8 +111,8 @@ def test_a_proven_card_going_back_is_told_to_the_group_and_only_its_owner_sees_t
 
 
 def test_a_six_player_turn_message_is_short_at_the_median() -> None:
-    """Issue 28's target: ≤ 8 lines and ≤ 350 characters at the median (bench/turn_size.py
-    prints the figures for more games)."""
+    """Within a phone's glance: ≤ 8 lines and ≤ 350 characters at the median
+    (bench/turn_size.py prints the figures for more games)."""
     for lang in ("ka", "en"):
         sizes = measure(range(12), lang)
         assert statistics.median(lines for lines, _ in sizes.last) <= 8
