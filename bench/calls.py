@@ -114,8 +114,8 @@ async def run(
 
     def watch(chat: int, kind: object, queued_ms: int | None, now_ms: int) -> None:
         observe(chat, kind, queued_ms, now_ms)  # type: ignore[arg-type]
-        # Before issue 28 the sender said whether an edit was optional; now it names the
-        # op's class (rate_limit.Priority): a command's reply is not the game's lag.
+        # The sender names the op's class (service/plan's END ... STATUS): a command's
+        # reply is not the game's lag.
         optional = kind is True or str(kind) == "status"
         if queued_ms is not None and str(kind) != "reply":
             lags.append((chat, optional, (now_ms - queued_ms) / 1000))

@@ -1,5 +1,5 @@
 """The Mini App's first load: bytes on the wire (gzip, as a browser asks) of the page and
-every asset it names, served by our own routes (`tgbot/webapp/page.py`), against issue 29's
+every asset it names, served by our own routes (`tgbot/webapp/page.py`), against a
 target of 60 KB compressed for all of them together.
 
 Telegram's own `telegram-web-app.js` is not counted: it comes from telegram.org, not from us.

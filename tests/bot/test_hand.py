@@ -1,5 +1,5 @@
 """Your hand a tap away: 👁 My cards on the group's turn message, target pickers that show
-each target's coins and cards, and ⏳ More time (issue 28)."""
+each target's coins and cards, and ⏳ More time."""
 
 from __future__ import annotations
 
@@ -149,3 +149,44 @@ async def test_more_time_on_a_private_prompt_then_gone_from_it(redis_server_url:
         await h.press_text(actor, actor.id, h.tr("🏴 Steal"))
         picker = h.sim.with_buttons(actor.id)[-1]
         assert all(b["text"] != h.tr("⏳ More time") for b in picker.buttons())
+
+
+async def test_more_time_moves_the_moment_the_group_reads(redis_server_url: str) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        game_id = await open_and_start(h, users)
+        await h.delivered(game_id)
+        # On a private turn prompt: the closed turn's message says until when they move.
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        tail = h.sim.messages(GROUP)[0]
+        record = await h.record(game_id)
+        assert record is not None and record.deadline_ms is not None
+        assert tail.moments() == [record.deadline_ms // 1000]
+        await h.press_text(actor, actor.id, h.tr("⏳ More time"))
+        await h.delivered(game_id)
+        record = await h.record(game_id)
+        assert record is not None and record.deadline_ms is not None
+        assert tail.moments() == [record.deadline_ms // 1000]
+        assert h.tr("▶️ {players} to move.").split("{")[0] in tail.text  # still its tail
+        # At the table: the turn message shows the answerer's new moment, and loses ⏳
+        # once every answerer awaited has used theirs.
+        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
+        await h.delivered(game_id)
+        message = h.sim.with_buttons(GROUP)[-1]
+        question = message.text.splitlines()[-1]
+        others = [u for u in users if u != actor]
+        for other in others:
+            await h.press(
+                other,
+                GROUP,
+                message.message_id,
+                message.button(h.tr("⏳ More time"))["callback_data"],
+            )
+            await h.delivered(game_id)
+            record = await h.record(game_id)
+            assert record is not None and record.deadline_ms is not None
+            assert message.moments() == [record.deadline_ms // 1000]
+            assert message.text.splitlines()[-1] == question  # as the step wrote it
+        assert h.tr("⏳ More time") not in [b["text"] for b in message.buttons()]
+        assert h.tr("✅ Pass") in [b["text"] for b in message.buttons()]

@@ -1,5 +1,5 @@
 """A group's command sent in private gets a hint; a lobby opened by someone who never
-started the bot is honest and offers them the deep link (issue 28's bugs)."""
+started the bot names them and offers them the deep link."""
 
 from __future__ import annotations
 

@@ -111,8 +111,8 @@ def test_a_proven_card_going_back_is_told_to_the_group_and_only_its_owner_sees_t
 
 
 def test_a_six_player_turn_message_is_short_at_the_median() -> None:
-    """Issue 28's target: ≤ 8 lines and ≤ 350 characters at the median (bench/turn_size.py
-    prints the figures for more games)."""
+    """Within a phone's glance: ≤ 8 lines and ≤ 350 characters at the median
+    (bench/turn_size.py prints the figures for more games)."""
     for lang in ("ka", "en"):
         sizes = measure(range(12), lang)
         assert statistics.median(lines for lines, _ in sizes.last) <= 8
@@ -144,3 +144,46 @@ def test_the_simulated_telegram_refuses_a_malformed_date_time_entity_or_style() 
         "sendMessage", {"chat_id": 1, "text": "x", "reply_markup": json.dumps(markup)}
     )
     assert status == 400
+
+
+async def test_cancel_between_turns_takes_the_whose_turn_line_off_the_closed_turn(
+    redis_server_url: str,
+) -> None:
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        game_id = await open_and_start(h, users)
+        await h.delivered(game_id)
+        turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
+        # The deal's message (the lobby's, taken over) says who moves first, until when.
+        first = h.sim.messages(GROUP)[0]
+        assert turn_tail in first.text and first.moments()
+        await h.say(users[0], GROUP, "/cancel")
+        await h.delivered(game_id)
+        assert h.tr("✖️ The game was cancelled.") in h.sim.last(GROUP).text
+        # Nobody is to move any more: no message says so, nor until when.
+        for message in h.sim.messages(GROUP):
+            assert turn_tail not in message.text, message.text
+            assert not message.moments(), message.text
+
+
+async def test_play_again_keeps_the_last_turns_story_at_the_top_of_the_end(
+    redis_server_url: str,
+) -> None:
+    async with running_bot(redis_server_url) as h:
+        a, b = players(2)
+        game_id = await open_and_start(h, [a, b])
+        await h.delivered(game_id)
+        # b leaves before anyone moved: that turn had no message, the end tells its story.
+        await h.say(b, GROUP, "/leave")
+        await h.until(lambda: "🏆" in h.sim.text_of(GROUP))
+        await h.delivered(game_id)
+        end = next(m for m in h.sim.messages(GROUP) if "🏆" in m.text)
+        left = h.tr("🚪 {player} leaves the game.").format(player=b.first_name)
+        assert end.text.startswith(left), end.text
+        before = end.text
+        answer = await h.press_text(a, GROUP, h.tr("🆕 Play again"))
+        assert answer["text"] == h.tr("🆕 New game opened.")
+        await h.delivered(game_id)
+        # Only its buttons and the line of who opened the new game change.
+        assert end.text.startswith(before + "\n"), end.text
+        assert [b["text"] for b in end.buttons()] == [h.tr("📜 Replay")]

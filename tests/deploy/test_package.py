@@ -46,7 +46,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         names = archive.namelist()
     assert "tgbot/locales/ka/LC_MESSAGES/messages.mo" in names
     assert "tgbot/locales/en/LC_MESSAGES/messages.mo" in names
-    for asset in ("index.html", "app.js", "app.css"):  # the Mini App's page (issue 29)
+    for asset in ("index.html", "app.js", "app.css"):  # the Mini App's page, in the package
         assert f"tgbot/webapp/static/{asset}" in names
     done = _run(
         [

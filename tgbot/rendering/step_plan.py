@@ -19,7 +19,16 @@ from collections.abc import Sequence
 from ..engine import Decision, DecisionKind, Game, PlayerView, game_from_dict, game_to_dict, view_of
 from ..engine import events as ev
 from ..service.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
-from ..service.steps import BOARD_EVERY, TURN_REF, Claim, StepOutcome, Table, Tail, prompt_ref
+from ..service.steps import (
+    BOARD_EVERY,
+    END_REF,
+    TURN_REF,
+    Claim,
+    StepOutcome,
+    Table,
+    Tail,
+    prompt_ref,
+)
 from . import app_links, hand, history, notices, prompting, tabletop, ui
 from .app_links import AppLinks
 from .i18n import Catalogs, Translator
@@ -142,14 +151,24 @@ class StepPlanner:
         story: Sequence[str],
         told: Sequence[ev.Event],
         bluffs: Sequence[Claim] | None,
+        with_story: bool = False,
     ) -> str:
-        """A finished game's end message: the winner and every card, then who bluffed
-        (the last turn's story, `story` and `told`, is in that turn's own message)."""
-        del story, told
+        """A finished game's end message as the step wrote it: the last turn's story,
+        `story` and `told`, if that turn had no message of its own (`with_story`), the
+        winner and every card, then who bluffed."""
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
+        lines = self._end_story(t, table, story, told) if with_story else []
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
-        return tabletop.game_over_message(t, view_of(game), names, [], summary, seed_line(t, table))
+        view = view_of(game)
+        return tabletop.game_over_message(t, view, names, lines, summary, seed_line(t, table))
+
+    def _end_story(
+        self, t: Translator, table: Table, story: Sequence[str], told: Sequence[ev.Event]
+    ) -> list[str]:
+        """The last turn's story at the top of the end message (the end is its own line)."""
+        played = [e for e in told if not isinstance(e, ev.GameEnded)]
+        return self._story(t, table, story, played)
 
     def turn_story(self, table: Table, story: Sequence[str], told: Sequence[ev.Event]) -> list[str]:
         """The turn's story so far, as the group reads it: its lines."""
@@ -260,11 +279,16 @@ class StepPlanner:
 
     def _drop_tail(self, plan: Plan, table: Table, tail: Tail) -> None:
         """The older closed turn's message loses its "whose turn" line: the next turn's
-        message is out. Never held or optional: a send of the same reference follows."""
+        message (or the end) is out. Never held or optional: a send of the same reference
+        may follow."""
+        plan.add(self.tail_dropped(table, tail))
+
+    def tail_dropped(self, table: Table, tail: Tail) -> Edit:
+        """A closed turn's message without its "whose turn" line (the next turn's message
+        is out, or the game closed), to send before any new message of the same reference."""
         t = self.catalogs.get(table.lang)
         view = view_of(game_from_dict(dict(tail.engine)))
-        text = self._closed_text(t, table, view, tail, with_tail=False)
-        plan.add(Edit(table.chat, tail.ref, text))
+        return Edit(table.chat, tail.ref, self._closed_text(t, table, view, tail, with_tail=False))
 
     def _game_over(
         self,
@@ -277,30 +301,29 @@ class StepPlanner:
         told: list[ev.Event],
         bluffs: Sequence[Claim] | None,
     ) -> None:
-        """The last turn's message closes (its story, no "whose turn", no buttons), and
-        the end comes as a new message, which rings: the winner, every card, who claimed
-        what, Play again and Replay. A last turn that had no message yet tells its story
-        at the top of the end's."""
+        """The end comes as a new message, which rings: the winner, every card, who
+        claimed what, Play again and Replay; a last turn that had no message yet tells its
+        story at its top. Then the last turn's message closes (its story, no "whose turn",
+        no buttons), or the older closed turn's loses its "whose turn" line."""
         table = outcome.table
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
-        last = Tail(turn_ref or TURN_REF, tuple(legacy), tuple(told), {}, table.claims, False)
-        story: list[str] = []
-        if turn_ref is not None:
-            text = self._closed_text(t, table, public, last, with_tail=False)
-            plan.add(Edit(table.chat, turn_ref, text))
-        else:
-            if tail is not None:
-                self._drop_tail(plan, table, tail)
-            played = [e for e in told if not isinstance(e, ev.GameEnded)]
-            story = self._story(t, table, legacy, played)
+        story = [] if turn_ref is not None else self._end_story(t, table, legacy, told)
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
         text = tabletop.game_over_message(t, public, names, story, summary, seed_line(t, table))
         keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
             t, table.game_id
         )
-        # First in the group's minute: the end goes out within seconds however busy it is.
-        plan.add(Send(table.chat, text, keyboard, TURN_REF, table.thread, priority=END))
+        # First in the group's minute, and first in its lane: the end goes out within
+        # seconds however busy the group is (its one reserved slot is not spent on an
+        # edit of an older message queued before it; those follow, in their own class).
+        plan.add(Send(table.chat, text, keyboard, END_REF, table.thread, priority=END))
+        if turn_ref is not None:
+            last = Tail(turn_ref, tuple(legacy), tuple(told), {}, table.claims, False)
+            text = self._closed_text(t, table, public, last, with_tail=False)
+            plan.add(Edit(table.chat, turn_ref, text))
+        elif tail is not None:
+            self._drop_tail(plan, table, tail)
 
     def turn_as_it_stands(
         self,
@@ -312,25 +335,38 @@ class StepPlanner:
         deadline_ms: int | None,
         answers_at: int | None,
         options: Sequence[Decision] = (),
+        optional: bool = False,
     ) -> Edit:
-        """The group's turn message as it stands now, to show it in a chat that has no
-        copy of it: a group that became a supergroup. The sender finds no such message
-        there and sends it anew. `deadline_ms`: the moment shown (None: none);
-        `answers_at`: the context of the answer buttons it shows, `options` (None: it
-        shows none)."""
+        """The group's turn message as it stands now, as the step wrote it: to show it in
+        a chat that has no copy of it (a group that became a supergroup: the sender finds
+        no such message there and sends it anew), or with a deadline moved (⏳ More time,
+        `optional`). `deadline_ms`: the moment shown (None: none); `answers_at`: the
+        context of the answer buttons it shows, `options` (None: it shows none)."""
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
+        waiting = game.awaiting()
         kb: ui.Keyboard | None = None
+        question = ""
         if answers_at is not None:
             kb = tabletop.answer_buttons(t, table.game_id, answers_at, options, names)
-            more = bool(set(game.awaiting().players) - table.more_time_used)
+            more = bool(set(waiting.players) - table.more_time_used)
             kb += self.table_rows(t, table.game_id, answers_at, more)
-        lines = story_lines(t, names, story, told)
+            question = ui.answers_question(t, waiting.window, options, len(waiting.players))
+        lines = self._story(t, table, story, told)
         shown = deadline_ms is not None
-        text = tabletop.turn_message(t, view_of(game), names, lines, shown)
+        text = tabletop.turn_message(t, view_of(game), names, lines, shown, question)
         text, offset = ui.take_moment(text)
         at = Moment(offset, deadline_ms) if offset is not None and shown else None
-        return Edit(table.chat, turn_ref, text, kb, moment=at)
+        return Edit(table.chat, turn_ref, text, kb, optional=optional, moment=at)
+
+    def tail_as_it_stands(self, table: Table, tail: Tail, deadline_ms: int) -> Edit:
+        """A closed turn's message that still says whose turn it is, with that deadline's
+        moment now at `deadline_ms` (⏳ More time): optional, a newer state replaces it."""
+        t = self.catalogs.get(table.lang)
+        view = view_of(game_from_dict(dict(tail.engine)))
+        text, offset = ui.take_moment(self._closed_text(t, table, view, tail, with_tail=True))
+        at = None if offset is None else Moment(offset, deadline_ms)
+        return Edit(table.chat, tail.ref, text, optional=True, moment=at)
 
     def _turn_op(
         self,

@@ -21,6 +21,7 @@ from ..engine import events as ev
 from .records import GameRecord, Timing
 from .steps import (
     BOARD_EVERY,
+    END_REF,
     TURN_REF,
     Claim,
     Reader,
@@ -165,7 +166,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         prompts=prompts,
         turn_ref=record.turn_ref,
         turn_shown=turn_shown,
-        turn_ref_after=(turn_ref or TURN_REF) if turn_shown else None,
+        turn_ref_after=END_REF if game.over else (turn_ref or TURN_REF) if turn_shown else None,
         table_context=table_context,
         answer_options=options,
         story=tuple(record.story),
@@ -179,6 +180,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         deadline_settled=same_context and record.delivered == context,
         awaited_before=awaited_before,
         answers_changed=answers_changed,
+        end_tells_last_turn=game.over and turn_ref is None,
     )
 
 
@@ -206,5 +208,6 @@ def settle(record: GameRecord, outcome: StepOutcome, bluffs: Sequence[Claim] | N
     record.turn_events = [e.to_dict() for e in outcome.told_after]
     record.tail = tail_to_dict(outcome.tail_after)
     record.turns = outcome.turns_after
+    record.end_tells_last_turn = outcome.end_tells_last_turn
     if bluffs is not None:
         record.bluffs = [list(claim) for claim in bluffs]

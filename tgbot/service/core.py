@@ -192,6 +192,7 @@ class GameSteps:
         record.status = status
         record.deadline_ms = None
         record.prompts = {}
+        record.tail = None  # no message of a closed game says whose turn it is
         tx.close(record.chat_id, [s.id for s in record.players])
 
 

@@ -74,6 +74,10 @@ class HandRoom:
             tx.arm_deadline(min(due))
             line = hand.more_time_line(self.catalogs.get(record.lang), seat.name)
             tx.send(record.id, group_send(record, line).to_op())
+            # The group's message that shows until when shows the new moment (one edit,
+            # optional: a newer state of that message replaces it while it waits).
+            if (moved := self.steps.messages.deadline_moved(record, record.game())) is not None:
+                tx.send(record.id, moved.to_op())
             tx.save(record, step=False)  # no step of the game: the buttons stay current
 
         try:

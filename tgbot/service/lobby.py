@@ -423,6 +423,10 @@ class LobbyRoom:
             story = "\n".join([*self.steps.messages.turn_story(record), "", text])
             tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
+            # Between turns: the closed turn's message still says who moves next (and
+            # until when); it loses that line before the news takes its reference.
+            if (dropped := self.steps.messages.tail_dropped(record)) is not None:
+                tx.send(record.id, dropped.to_op())
             tx.send(record.id, group_send(record, text, TURN_REF).to_op())
         self._tell_everyone(record, tx, reason)
         self.steps.finish(record, tx, CANCELLED)
@@ -481,9 +485,7 @@ class LobbyRoom:
                     screen = self.steps.lobby_screen(record)
                     shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
                 elif record.status == PLAYING:
-                    shown = self.steps.messages.turn_as_it_stands(
-                        record, record.game(), self.steps.now_ms()
-                    )
+                    shown = self.steps.messages.turn_as_it_stands(record, record.game())
                 if shown is not None:
                     tx.send(record.id, shown.to_op())
 

@@ -68,6 +68,9 @@ class GameRecord:
     # A closed turn's message that still ends with whose turn it is (service/steps.Tail as
     # `tail_to_dict` writes it): that line goes once the next turn's message is out.
     tail: dict[str, Any] | None = None
+    # Once the game is over: its end message opens with the last turn's story (that turn
+    # had no message of its own), so Play again's edit of it keeps that story.
+    end_tells_last_turn: bool = False
     # The rules (VARIANTS.md): the group's setting when the lobby opened, fixed for the game.
     variant: str = "base"
     # The shuffle anyone can check (service/fairness.py): the commitment to the seed the

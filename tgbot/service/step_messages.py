@@ -23,7 +23,7 @@ from .advance import (
 )
 from .plan import Edit, Fallback, Keyboard, Plan, Send
 from .records import GameRecord
-from .steps import LOBBY_REF, TURN_REF, Claim, prompt_ref
+from .steps import LOBBY_REF, TURN_REF, Claim, prompt_ref, tail_from_dict
 
 __all__ = [
     "DELIVERY_GRACE_S",
@@ -95,6 +95,12 @@ class StepMessages:
         """The turn's story so far, as the group reads it: its lines."""
         return self.planner.turn_story(table_of(record), record.story, told_of(record))
 
+    def tail_dropped(self, record: GameRecord) -> Edit | None:
+        """The closed turn's message that still says whose turn it is, without that line
+        (None: no message says so); queue it before a new message of the group's."""
+        tail = tail_from_dict(record.tail)
+        return None if tail is None else self.planner.tail_dropped(table_of(record), tail)
+
     def final_message(self, record: GameRecord) -> str:
         """A finished game's last message, without its buttons (Play again edits it)."""
         if not record.turn_events:  # kept by an older record: the message itself
@@ -105,12 +111,15 @@ class StepMessages:
             record.story,
             told_of(record),
             bluffs_of(record),
+            record.end_tells_last_turn,
         )
 
-    def turn_as_it_stands(self, record: GameRecord, game: Game, now_ms: int) -> Edit | None:
+    def turn_as_it_stands(
+        self, record: GameRecord, game: Game, optional: bool = False
+    ) -> Edit | None:
         """The group's turn message as it stands now (None between turns, or after the
-        game), to show it in a chat that has no copy of it: a group that became a
-        supergroup."""
+        game), to show it in a chat that has no copy of it (a group that became a
+        supergroup), or with its deadline moved (`optional`)."""
         if record.turn_ref is None or game.over:
             return None
         waiting = game.awaiting()
@@ -126,4 +135,20 @@ class StepMessages:
             deadline_ms,
             record.context if shows_answers else None,
             answer_options(game, waiting.players) if shows_answers else (),
+            optional,
         )
+
+    def deadline_moved(self, record: GameRecord, game: Game) -> Edit | None:
+        """The group's message that shows the awaited decision's moment, showing its new
+        one (⏳ More time): the turn message, or the closed turn's that says who moves
+        next. None when no message shows it, or its deadline has not started yet (its
+        message still shows the moment it will start with, earlier than the new one:
+        nobody is told they have more time than they do)."""
+        if game.over or record.deadline_ms is None or record.delivered != record.context:
+            return None
+        if record.turn_ref is not None:
+            return self.turn_as_it_stands(record, game, optional=True)
+        tail = tail_from_dict(record.tail)
+        if tail is None:
+            return None
+        return self.planner.tail_as_it_stands(table_of(record), tail, record.deadline_ms)

@@ -13,6 +13,9 @@ from ..engine import Character, Decision
 from ..engine import events as ev
 
 TURN_REF = "turn"
+# The game's end, a message of its own: sent before the last turn's message closes, so
+# its reference must not be that message's.
+END_REF = "end"
 # ⏳ More time: how much a player may add to a deadline they are awaited for, once a game.
 MORE_TIME_S = 30
 LOBBY_REF = "lobby"
@@ -142,3 +145,5 @@ class StepOutcome:
     # changed (a button goes when the only player who could give that answer passes).
     awaited_before: int = 0
     answers_changed: bool = True
+    # The game is over and its last turn had no message of its own: the end's tells it.
+    end_tells_last_turn: bool = False

@@ -54,12 +54,13 @@ BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (coun
 CHAT_SPEND_MS = 250  # a chat's messages counted together are spent within this (ahead)
 BANKED_CHATS = 1_000  # past this many chats with counted messages left, the stale are dropped
 # Of a group's minute (18 of Telegram's 20), the slots each class leaves to those above it,
-# so that a group's window holds at most: 18 with the game's end, 15 with a reply to a
-# command, 14 with any other message a person must see now (a new turn message, a window
-# closing), 13 with an edit that changes buttons, 10 with an optional status edit. However
-# busy the group, the end finds the 3 calls it takes (the last turn message's closing edit,
-# its own message, then its buttons), and a reply 1 slot the game's messages cannot take.
-RESERVED = {END: 0, REPLY: 3, NOW: 4, BUTTONS: 5, STATUS: 8}
+# so that a group's window holds at most: 18 with the game's end, 16 with a reply to a
+# command, 15 with any other message a person must see now (a new turn message, a window
+# closing), 14 with an edit that changes buttons, 11 with an optional status edit. However
+# busy the group, the end finds the 2 calls it takes (its message, then its buttons; it is
+# queued before the older messages' closing edits), and a reply 1 slot the game's messages
+# cannot take.
+RESERVED = {END: 0, REPLY: 2, NOW: 3, BUTTONS: 4, STATUS: 7}
 CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
