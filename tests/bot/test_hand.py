@@ -151,6 +151,14 @@ async def test_more_time_on_a_private_prompt_then_gone_from_it(redis_server_url:
         assert all(b["text"] != h.tr("⏳ More time") for b in picker.buttons())
 
 
+def assert_shows(moments: list[int], deadline_ms: int) -> None:
+    """The message shows one moment, never later than the real deadline and at most a
+    delivery's time earlier (the deadline counts from the last of its messages to arrive,
+    and the group's may be delivered before a prompt that moves it by a few ms)."""
+    assert len(moments) == 1
+    assert deadline_ms // 1000 - 2 <= moments[0] <= deadline_ms // 1000
+
+
 async def test_more_time_moves_the_moment_the_group_reads(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         users = players(3)
@@ -161,12 +169,12 @@ async def test_more_time_moves_the_moment_the_group_reads(redis_server_url: str)
         tail = h.sim.messages(GROUP)[0]
         record = await h.record(game_id)
         assert record is not None and record.deadline_ms is not None
-        assert tail.moments() == [record.deadline_ms // 1000]
+        assert_shows(tail.moments(), record.deadline_ms)
         await h.press_text(actor, actor.id, h.tr("⏳ More time"))
         await h.delivered(game_id)
         record = await h.record(game_id)
         assert record is not None and record.deadline_ms is not None
-        assert tail.moments() == [record.deadline_ms // 1000]
+        assert_shows(tail.moments(), record.deadline_ms)
         assert h.tr("▶️ {players} to move.").split("{")[0] in tail.text  # still its tail
         # At the table: the turn message shows the answerer's new moment, and loses ⏳
         # once every answerer awaited has used theirs.
@@ -186,7 +194,7 @@ async def test_more_time_moves_the_moment_the_group_reads(redis_server_url: str)
             await h.delivered(game_id)
             record = await h.record(game_id)
             assert record is not None and record.deadline_ms is not None
-            assert message.moments() == [record.deadline_ms // 1000]
+            assert_shows(message.moments(), record.deadline_ms)
             assert message.text.splitlines()[-1] == question  # as the step wrote it
         assert h.tr("⏳ More time") not in [b["text"] for b in message.buttons()]
         assert h.tr("✅ Pass") in [b["text"] for b in message.buttons()]
