@@ -32,7 +32,7 @@ async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
     redis_server_url: str,
 ) -> None:
     # Telegram's 20 a minute, counting edits: the lobby's joins are edits. The bot keeps to
-    # 18 (a margin), of which replies take 16, so Telegram never answers 429; the webhook
+    # 18 (a margin), of which replies take 17, so Telegram never answers 429; the webhook
     # answers every update while the group's replies wait, and a private chat is answered
     # meanwhile.
     group = -100900
@@ -49,11 +49,11 @@ async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
         loner = TgUser(8101, "Loner")
         await h.say(loner, loner.id, "/help")  # delivered while the group waits
         assert sim.messages(loner.id)[-1].text == help_text(h.catalogs.get("ka"))
-        # Replies to commands fill the group's minute only up to their share: 16 of the 18,
-        # the last 2 kept for the game's end (its message, then its buttons).
+        # Replies to commands fill the group's minute only up to their share: 17 of the 18,
+        # the last one kept for the game's end.
         replies_share = group_caps(safe_group_limit(20))[REPLY]
         await h.until(lambda: len(writes_to(sim, group)) >= replies_share)
-        assert len(writes_to(sim, group)) == replies_share == 16
+        assert len(writes_to(sim, group)) == replies_share == 17
         assert await outbox_head(h.store, chat_owner(group)) is not None
         assert not sim.flood_refusals(group)
 

@@ -54,13 +54,14 @@ BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (coun
 CHAT_SPEND_MS = 250  # a chat's messages counted together are spent within this (ahead)
 BANKED_CHATS = 1_000  # past this many chats with counted messages left, the stale are dropped
 # Of a group's minute (18 of Telegram's 20), the slots each class leaves to those above it,
-# so that a group's window holds at most: 18 with the game's end, 16 with a reply to a
+# so that a group's window holds at most: 18 with the game's end, 17 with a reply to a
 # command, 15 with any other message a person must see now (a new turn message, a window
 # closing), 14 with an edit that changes buttons, 11 with an optional status edit. However
-# busy the group, the end finds the 2 calls it takes (its message, then its buttons; it is
-# queued before the older messages' closing edits), and a reply 1 slot the game's messages
-# cannot take.
-RESERVED = {END: 0, REPLY: 2, NOW: 3, BUTTONS: 4, STATUS: 7}
+# busy the game, a reply finds 2 slots its messages cannot take (an onlooker asking every
+# 20 s is answered at once; with 1, the second reply of a minute waited ~24 s behind the
+# game), and the end 1: its text, queued before the older messages' closing edits, rings
+# at once; its buttons follow when the minute frees a slot.
+RESERVED = {END: 0, REPLY: 1, NOW: 3, BUTTONS: 4, STATUS: 7}
 CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
