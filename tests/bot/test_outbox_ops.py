@@ -63,6 +63,29 @@ def test_the_latest_edit_of_a_message_carries_the_older_ones_entries() -> None:
     assert lane[2].at == 100  # the lag counts from the oldest state it carries
 
 
+def test_an_optional_newer_state_keeps_what_the_older_edit_it_replaces_must_do() -> None:
+    # The group's message is to lose its window's buttons and tell the challenge (a
+    # required edit, starting a deadline); before it goes out, ⏳ More time queues an
+    # optional edit of the same message with the moved moment. The one edit delivered is
+    # the newest text, still required and still starting the deadline.
+    entries = [
+        Edit(-5, "turn", "challenged", deadline=Deadline(4, 30)).to_op(),
+        Edit(-5, "turn", "challenged, later", optional=True, hold_ms=1500).to_op(),
+    ]
+    [merged] = latest_state([parse(f"raw{i}", e) for i, e in enumerate(entries)])
+    assert isinstance(merged.op, Edit)
+    assert merged.op.text == "challenged, later" and merged.raws == ["raw0", "raw1"]
+    assert not merged.op.optional and merged.op.hold_ms == 0
+    assert merged.op.deadline == Deadline(4, 30)
+    # Two optional states stay optional.
+    optional = [
+        Edit(-5, "turn", "a", optional=True).to_op(),
+        Edit(-5, "turn", "b", optional=True).to_op(),
+    ]
+    [kept] = latest_state([parse(f"raw{i}", e) for i, e in enumerate(optional)])
+    assert isinstance(kept.op, Edit) and kept.op.optional
+
+
 async def test_an_entry_that_is_no_operation_is_dropped_and_the_rest_delivered(
     redis_server_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -115,7 +115,7 @@ def latest_state(lane: list[Pending]) -> list[Pending]:
             superseded = kept[older]
             dropped.add(older)
             item = Pending(
-                item.op,
+                _keeping_what_matters(item.op, superseded.op),
                 superseded.raws + item.raws,
                 item.at if superseded.at is None else superseded.at,  # lag from the oldest
                 # A show sends the message anew when there is none to edit: keep that.
@@ -129,6 +129,19 @@ def latest_state(lane: list[Pending]) -> list[Pending]:
                 pending[ref] = len(kept)
         kept.append(item)
     return [item for i, item in enumerate(kept) if i not in dropped]
+
+
+def _keeping_what_matters(newer: Op, older: Op) -> Op:
+    """A newer edit that replaces a waiting older one: an optional newer state (a moved
+    moment) must not make the older one's required change (buttons taken away, a
+    challenge told) wait for a quiet minute, nor drop the deadline its delivery starts."""
+    if not (isinstance(newer, Edit) and isinstance(older, Edit)):
+        return newer
+    if newer.optional and not older.optional:
+        newer = replace(newer, optional=False, hold_ms=0)
+    if newer.deadline is None and older.deadline is not None:
+        newer = replace(newer, deadline=older.deadline)
+    return newer
 
 
 def merge_sends(lane: list[Pending]) -> list[Pending]:
