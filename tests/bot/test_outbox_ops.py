@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from tgbot.service.plan import END, REPLY, STATUS, Deadline, Edit, Fallback, Send, from_op
-from tgbot.telegram.sender import Pending, latest_state, merge_sends, parse, with_lane_priority
+from tgbot.telegram.lanes import Pending, latest_state, merge_sends, parse, with_lane_priority
 
 KB = [[{"text": "Income", "data": "g.1.i"}]]
 

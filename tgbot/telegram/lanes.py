@@ -1,0 +1,199 @@
+"""A chat's lane of outbox entries made into the calls to make: each entry parsed into its
+operation, the newest state of each message kept (latest state wins), plain messages
+joined, each call given the class of what it stands before, and a deadline's moment
+fixed when it is delivered. Functions of the lane alone (a held edit's wait reads the
+clock); `sender.py` makes the calls."""
+
+from __future__ import annotations
+
+import datetime as dtm
+import json
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from telegram import MessageEntity
+
+from ..rendering.ui import MOMENT_FORMAT, moment_fallback
+from ..service.plan import STATUS, Edit, Moment, Op, Send, from_op
+from ..storage.outbox import LaneEntry
+
+MAX_TEXT = 4096
+
+
+@dataclass(slots=True)
+class Pending:
+    """One call to make: a message's newest state (or plain sends joined), the stored
+    outbox entries it delivers, and when the oldest of them was queued."""
+
+    op: Op
+    raws: list[str]
+    at: int | None
+    show: bool = False  # edit the message `ref` into this one, or send it anew if none
+    sent: int | None = None  # what a send of it already reached Telegram as (its newest entry)
+
+    @property
+    def send(self) -> bool:
+        """Whether it makes a new message (not an edit or show of one)."""
+        return isinstance(self.op, Send) and not self.show
+
+
+def parse(raw: str, entry: dict[str, Any]) -> Pending:
+    """An outbox entry read back, as the typed operation it stores (ValueError if none)."""
+    op = from_op(entry)
+    at = entry.get("at")
+    show = isinstance(op, Send) and op.in_place
+    return Pending(op, [raw], at if isinstance(at, int) else None, show)
+
+
+def from_lane(entry: LaneEntry) -> Pending:
+    """A lane entry as a pass read it, as the typed operation it stands for (ValueError if
+    none): its state's time and show flag are the oldest folded into it (see outbox.py)."""
+    try:
+        doc = json.loads(entry.raw)
+    except ValueError:
+        raise ValueError("not JSON") from None
+    if not isinstance(doc, dict):
+        raise ValueError("not an object")
+    item = parse(entry.token, doc)
+    item.at = entry.at if entry.at is not None else item.at
+    item.show = item.show or entry.show
+    item.sent = entry.sent
+    return item
+
+
+def latest_state(lane: list[Pending]) -> list[Pending]:
+    """Keep only the newest of a chat's pending edits of each message (latest state wins).
+
+    An edit or show of a message replaces a pending older edit or show of it: the older
+    is dropped from where it stood and delivered by the newer one, which lists the stored
+    entries of both. A send of a message starts anew (an edit before it concerns the
+    message it replaces), and a send is never moved, so a message is still created before
+    it is edited, and other messages keep their order.
+    """
+    kept: list[Pending] = []
+    dropped: set[int] = set()
+    pending: dict[str, int] = {}  # ref -> index in kept of its newest pending edit or show
+    for item in lane:
+        ref = item.op.ref
+        if ref and not item.send and (older := pending.get(ref)) is not None:
+            superseded = kept[older]
+            dropped.add(older)
+            item = Pending(
+                _keeping_what_matters(item.op, superseded.op),
+                superseded.raws + item.raws,
+                item.at if superseded.at is None else superseded.at,  # lag from the oldest
+                # A show sends the message anew when there is none to edit: keep that.
+                item.show or superseded.show,
+                item.sent,
+            )
+        if ref:
+            if item.send:
+                pending.pop(ref, None)
+            else:
+                pending[ref] = len(kept)
+        kept.append(item)
+    return [item for i, item in enumerate(kept) if i not in dropped]
+
+
+def _keeping_what_matters(newer: Op, older: Op) -> Op:
+    """A newer edit that replaces a waiting older one: an optional newer state (a moved
+    moment) must not make the older one's required change (buttons taken away, a
+    challenge told) wait for a quiet minute, nor drop the deadline its delivery starts."""
+    if not (isinstance(newer, Edit) and isinstance(older, Edit)):
+        return newer
+    if newer.optional and not older.optional:
+        newer = replace(newer, optional=False, hold_ms=0)
+    if newer.deadline is None and older.deadline is not None:
+        newer = replace(newer, deadline=older.deadline)
+    return newer
+
+
+def merge_sends(lane: list[Pending]) -> list[Pending]:
+    """Join consecutive plain messages (no buttons, nothing to edit later) of one chat and
+    one topic (a forum's messages for another topic stay apart)."""
+    merged: list[Pending] = []
+    for item in lane:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and _plain_send(previous)
+            and _plain_send(item)
+            and thread_of(previous.op) == thread_of(item.op)
+            and len(previous.op.text) + len(item.op.text) + 2 <= MAX_TEXT
+        ):
+            previous.op = replace(previous.op, text=previous.op.text + "\n\n" + item.op.text)
+            previous.raws += item.raws
+        else:
+            merged.append(Pending(item.op, list(item.raws), item.at, item.show, item.sent))
+    return merged
+
+
+def is_held(item: Pending) -> bool:
+    """Whether an edit that only updates a waiting line still waits for a newer one (its
+    hold, counted from when the oldest state it carries was queued)."""
+    hold = item.op.hold_ms if isinstance(item.op, Edit) else 0
+    return hold > 0 and (item.at or 0) + hold > int(time.time() * 1000)
+
+
+def _plain_send(item: Pending) -> bool:
+    return item.send and not item.op.kb and not item.op.ref and item.op.moment is None
+
+
+def _utf16(text: str) -> int:
+    """A text's length as Telegram counts entity offsets: in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def with_moment(op: Op, now_ms: int) -> tuple[Op, list[MessageEntity] | None]:
+    """The operation as it is delivered now: its deadline's moment written into the text
+    (its plain-text fallback) and marked with a `date_time` entity, so that each phone
+    shows it in its own time; unchanged, and no entities, when it has no moment."""
+    moment = op.moment
+    if moment is None:
+        return op, None
+    at_ms = moment.at_ms if moment.at_ms is not None else now_ms + 1000 * moment.seconds
+    fallback = moment_fallback(at_ms)
+    offset = max(0, min(moment.offset, len(op.text)))
+    text = op.text[:offset] + fallback + op.text[offset:]
+    entity = MessageEntity(
+        MessageEntity.DATE_TIME,
+        _utf16(text[:offset]),
+        _utf16(fallback),
+        date_time_format=MOMENT_FORMAT,
+        unix_time=dtm.datetime.fromtimestamp(at_ms // 1000, dtm.UTC),
+    )
+    return replace(op, text=text, moment=None), [entity]
+
+
+def fix_moment(op: Op, now_ms: int) -> Op:
+    """The operation with its moment fixed now (a deadline that counts from delivery)."""
+    moment = op.moment
+    if moment is None or moment.at_ms is not None:
+        return op
+    return replace(op, moment=Moment(moment.offset, now_ms + 1000 * moment.seconds))
+
+
+def is_optional(op: Op) -> bool:
+    """Whether it is an edit a newer state may replace, sent only with room to spare."""
+    return isinstance(op, Edit) and op.optional
+
+
+def with_lane_priority(lane: list[Pending]) -> list[Pending]:
+    """Each of a lane's calls in the class of the highest one it stands before: a lane is
+    delivered in order, so what goes ahead of the game's end is sent as urgently as the
+    end. Edits the lane may leave behind (held or optional) neither lend nor borrow."""
+    best = STATUS + 1
+    ranked: list[Pending] = []
+    for item in reversed(lane):
+        if not (is_held(item) or is_optional(item.op)):
+            best = min(best, item.op.rank)
+            if best < item.op.rank:
+                item.op = replace(item.op, priority=best)
+        ranked.append(item)
+    return ranked[::-1]
+
+
+def thread_of(op: Op) -> int | None:
+    """The forum topic a new message goes to (an edit stays where its message is)."""
+    return op.thread if isinstance(op, Send) else None
