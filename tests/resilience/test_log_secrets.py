@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -12,6 +10,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.resilience.production import production_env, until_healthy
 from tests.telegram_sim.harness import (
     SECRET,
     WEBHOOK_PATH,
@@ -34,19 +33,7 @@ async def test_debug_logs_hold_neither_token_nor_secret(
     sim_port, port = free_port(), free_port()
     config = config_for_tests(redis_server_url, sim_port)
     token = config.bot_token
-    env = {
-        **os.environ,
-        "PTB_TIMEDELTA": "1",
-        "BOT_TOKEN": token,
-        "WEBHOOK_URL": "https://coup.example.test",
-        "WEBHOOK_SECRET": SECRET,
-        "TELEGRAM_API_URL": config.api_base_url,
-        "REDIS_URL": redis_server_url,
-        "REDIS_KEY_PREFIX": config.key_prefix,
-        "LISTEN_HOST": "127.0.0.1",
-        "PORT": str(port),
-        "LOG_LEVEL": "DEBUG",
-    }
+    env = production_env(config, redis_server_url, port, "DEBUG")
     log_path = tmp_path / "bot.log"
     async with serve(build_sim_app(sim), sim_port), httpx.AsyncClient(timeout=30) as http:
         with log_path.open("wb") as log_file:
@@ -59,13 +46,7 @@ async def test_debug_logs_hold_neither_token_nor_secret(
             )
             try:
                 h = Harness(sim, f"http://127.0.0.1:{port}{WEBHOOK_PATH}", http, config)
-                for _ in range(600):
-                    with contextlib.suppress(httpx.HTTPError):
-                        health = await http.get(f"http://127.0.0.1:{port}/healthz")
-                        if health.status_code == 200:
-                            break
-                    assert process.poll() is None, log_path.read_text()
-                    await asyncio.sleep(0.05)
+                await until_healthy(http, f"http://127.0.0.1:{port}", process, log_path)
                 a, b = TgUser(4100, "Ana"), TgUser(4101, "Beka")
                 for user in (a, b):
                     await h.say(user, user.id, "/start")

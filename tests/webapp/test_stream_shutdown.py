@@ -5,8 +5,6 @@ its whole graceful shutdown, then saw its connection cut mid-stream."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -14,8 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.resilience.production import production_env, until_healthy
 from tests.telegram_sim.harness import (
-    SECRET,
     WEBHOOK_PATH,
     Harness,
     TgUser,
@@ -37,19 +35,7 @@ async def test_a_stopping_bot_ends_an_open_event_stream(
     sim = TelegramSim()
     sim_port, port = free_port(), free_port()
     config = config_for_tests(redis_server_url, sim_port)
-    env = {
-        **os.environ,
-        "PTB_TIMEDELTA": "1",
-        "BOT_TOKEN": config.bot_token,
-        "WEBHOOK_URL": "https://coup.example.test",
-        "WEBHOOK_SECRET": SECRET,
-        "TELEGRAM_API_URL": config.api_base_url,
-        "REDIS_URL": redis_server_url,
-        "REDIS_KEY_PREFIX": config.key_prefix,
-        "LISTEN_HOST": "127.0.0.1",
-        "PORT": str(port),
-        "LOG_LEVEL": "WARNING",
-    }
+    env = production_env(config, redis_server_url, port, "WARNING")
     log_path = tmp_path / "bot.log"
     base = f"http://127.0.0.1:{port}"
     async with serve(build_sim_app(sim), sim_port), httpx.AsyncClient(timeout=60) as http:
@@ -64,12 +50,7 @@ async def test_a_stopping_bot_ends_an_open_event_stream(
             )
             try:
                 h = Harness(sim, base + WEBHOOK_PATH, http, config)
-                for _ in range(600):
-                    with contextlib.suppress(httpx.HTTPError):
-                        if (await http.get(f"{base}/healthz")).status_code == 200:
-                            break
-                    assert process.poll() is None, log_path.read_text()
-                    await asyncio.sleep(0.05)
+                await until_healthy(http, base, process, log_path)
                 ana = TgUser(4200, "Ana")
                 await h.say(ana, ana.id, "/start")
                 await h.say(ana, GROUP, "/newgame")

@@ -19,6 +19,7 @@ from typing import Any
 from redis.asyncio.cluster import RedisCluster
 
 from .keys import Keys
+from .updates import count_in_window
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +41,8 @@ class AppStore:
 
     async def hit(self, user_id: int, window_s: int) -> int:
         """Count one request of a person in the current window; return the count."""
-        key = self.keys.app_throttle(user_id)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window
-        pipe.incr(key)
+        count_in_window(pipe, self.keys.app_throttle(user_id), window_s)
         _, count = await pipe.execute()
         return int(count)
 

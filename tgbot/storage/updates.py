@@ -197,9 +197,14 @@ class Updates:
         return int(count)
 
     def _count_hit(self, pipe: Any, user_id: int, window_s: int) -> None:
-        key = self.keys.throttle(user_id)
-        pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
-        pipe.incr(key)
+        count_in_window(pipe, self.keys.throttle(user_id), window_s)
+
+
+def count_in_window(pipe: Any, key: str, window_s: int) -> None:
+    """Queue on `pipe` one more hit in a fixed window of `window_s` s at `key`, started
+    by its first hit; the pipe's last result is the count so far."""
+    pipe.set(key, 0, ex=window_s, nx=True)  # starts the window (works on Redis 6 too)
+    pipe.incr(key)
 
 
 _BEGIN_UPDATE = """
