@@ -11,12 +11,14 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.store_probe import admit_chat, deadline_of
+from tgbot.service.plan import Edit
 from tgbot.storage.clients import open_client
 from tgbot.storage.commit import Duplicate
 from tgbot.storage.keys import Keys
 from tgbot.storage.outbox import LANE_HEAD, ROUTE_BATCH
 from tgbot.storage.plan import SEEN_KEPT, Writes
 from tgbot.storage.store import Store
+from tgbot.telegram.lanes import Pending, from_lane
 
 
 @pytest.fixture
@@ -379,3 +381,38 @@ async def test_a_failed_update_lets_its_retry_in_at_once(store: Store) -> None:
     assert [key async for key in store.redis.scan_iter(pattern)] == []
     retry = asyncio.create_task(store.updates.begin(chat, update_id))
     assert not (await asyncio.wait_for(retry, 5.0)).applied_before  # the lease: 10 s
+
+
+async def test_an_optional_state_folded_over_a_required_one_in_the_lane_stays_required(
+    store: Store,
+) -> None:
+    """A turn's closing edit (required: its buttons go) waits in the group's lane; the
+    next step's optional edit of the same message (its "whose turn" line taken off) is
+    folded into it in the store. The one state read back is the newest text, and still
+    required; two optional states stay optional."""
+    owner, group = "fold", -7
+    await store.delivery.renew_sender_lease("p:me", 5_000)
+    assert await store.delivery.take_outbox_lock(owner, "p:me")
+
+    async def queue(op: Edit) -> None:
+        writes = Writes()
+        writes.send(owner, op.to_op())
+        await store.commits.commit(writes)
+
+    async def read_back() -> list[Pending]:
+        head = await store.outboxes.outbox_pass(owner, "p:me", 60)
+        assert head is not None
+        return [from_lane(e) for e in head.lanes[group]]
+
+    await queue(Edit(group, "turn:3", "closed, ▶️ next", None))
+    [closing] = await read_back()  # taken into the lane, not delivered
+    assert isinstance(closing.op, Edit) and not closing.op.optional
+    await queue(Edit(group, "turn:3", "closed", None, optional=True))
+    [folded] = await read_back()
+    assert isinstance(folded.op, Edit) and folded.op.text == "closed"
+    assert not folded.op.optional
+    await queue(Edit(group, "turn:4", "waiting for 2", None, 1200, optional=True))
+    await read_back()
+    await queue(Edit(group, "turn:4", "waiting for 1", None, 1200, optional=True))
+    [_, status] = await read_back()
+    assert isinstance(status.op, Edit) and status.op.optional and status.op.hold_ms == 1200

@@ -39,7 +39,9 @@ MARK = "\x01"  # starts a lane entry that names a state (no JSON entry starts wi
 # the lanes, then read every lane's head. KEYS: inbox, lanes set, states, lock, then one
 # lane per chat in ARGV[8..7+L]. ARGV: lock token, lock ms, ttl s, head size, n, L, then
 # the chats, then per entry: raw, lane (1-based, 0 drops it), kind ('e' a state of ref,
-# 's' a send starting a new generation of ref, 'p' plain), ref, show ('1'/'0'), queued at.
+# 's' a send starting a new generation of ref, 'p' plain), ref, flags (a digit: 1 an
+# in-place show, 2 a required state, not optional; a folded state keeps both, so that an
+# optional newer state never makes a waiting required change optional), queued at.
 # Returns {-1} (the lock is not ours), {0} (the inbox changed: read it again) or
 # {1, lane rows...}, a row being flat triples: entry, its state ('' for a raw entry), what
 # a send of it reached Telegram as ('' when not yet).
@@ -71,7 +73,7 @@ if n > 0 then
         if old then
           local _, oat, oshow = string.match(old, '^(%d+)\\n(%-?%d*)\\n(%d)\\n')
           if oat and oat ~= '' then queued = oat end
-          if oshow == '1' then show = '1' end
+          show = tostring(bit.bor(tonumber(show), tonumber(oshow)))
         end
         redis.call('HSET', KEYS[3], field, seq .. '\\n' .. queued .. '\\n' .. show .. '\\n' .. raw)
         redis.call('RPUSH', key, SEP .. field .. SEP .. seq)
@@ -194,13 +196,15 @@ class LaneEntry:
     """One entry of a chat's lane as a pass reads it: the lane's element (a raw entry, or
     a marker naming a state), the stored entry it stands for, when the oldest state it
     carries was queued, whether it must be sent anew when there is no message to edit,
-    and what a send of it already reached Telegram as (None: not yet)."""
+    what a send of it already reached Telegram as (None: not yet), and whether a state
+    folded into it was required (its change must not wait for a quiet minute)."""
 
     token: str
     raw: str
     at: int | None
     show: bool
     sent: int | None
+    required: bool = False
 
 
 @dataclass(slots=True)
@@ -218,8 +222,11 @@ def progress_field(token: str) -> str:
     return "p:" + hashlib.sha1(token.encode()).hexdigest()
 
 
+SHOW, REQUIRED = 1, 2  # a state's flags
+
+
 def route_of(raw: str) -> tuple[int, str, str, str, int | None] | None:
-    """Where an inbox entry goes: (its chat, kind, ref, show, queued at); None when it is
+    """Where an inbox entry goes: (its chat, kind, ref, flags, queued at); None when it is
     no entry (dropped, as the sender drops what it cannot read)."""
     try:
         entry = json.loads(raw)
@@ -231,8 +238,8 @@ def route_of(raw: str) -> tuple[int, str, str, str, int | None] | None:
     ref = entry.get("ref") or ""
     at = entry.get("at")
     kind = "s" if entry["op"] == "send" else "e" if ref else "p"
-    show = "1" if entry["op"] == "show" else "0"
-    return chat, kind, str(ref), show, at if isinstance(at, int) else None
+    flags = (SHOW if entry["op"] == "show" else 0) | (0 if entry.get("optional") else REQUIRED)
+    return chat, kind, str(ref), str(flags), at if isinstance(at, int) else None
 
 
 def lane_entries(row: list[str]) -> list[LaneEntry]:
@@ -240,15 +247,15 @@ def lane_entries(row: list[str]) -> list[LaneEntry]:
     entries = []
     for i in range(0, len(row), 3):
         token, state, sent = row[i], row[i + 1], row[i + 2]
-        raw, at, show = token, None, False
+        raw, at, show, required = token, None, False, False
         if state:
             _, queued, shown, raw = state.split("\n", 3)
             at = int(queued) if queued else None
-            show = shown == "1"
+            show, required = bool(int(shown) & SHOW), bool(int(shown) & REQUIRED)
         else:
             route = route_of(token)
             at = route[4] if route else None
-        entries.append(LaneEntry(token, raw, at, show, int(sent) if sent else None))
+        entries.append(LaneEntry(token, raw, at, show, int(sent) if sent else None, required))
     return entries
 
 

@@ -59,6 +59,10 @@ def from_lane(entry: LaneEntry) -> Pending:
     item.at = entry.at if entry.at is not None else item.at
     item.show = item.show or entry.show
     item.sent = entry.sent
+    if entry.required and isinstance(item.op, Edit) and item.op.optional:
+        # A required state was folded into this optional one in the store: what it
+        # changed (buttons taken away, a turn told) goes now, not in a quiet minute.
+        item.op = replace(item.op, optional=False, hold_ms=0)
     return item
 
 
