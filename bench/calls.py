@@ -6,7 +6,9 @@ call. Meanwhile an onlooker sends /help to the busy group every `--help-every` s
 how long its reply took to arrive (the sim's clock, from the webhook's answer) is a
 command reply's latency in a busy group; the end's lag is from the webhook's answer to
 the game's last press to the first group message or edit that names the winner.
-Run: `python bench/calls.py [--games 3] [--group-rate 20] [--pace 1.5-5]`.
+Decisions come from the tests' fixed policy (a rotation that challenges most claims early,
+then Coup or Income), or with `--ai` from the bot's own AI at every seat.
+Run: `python bench/calls.py [--games 3] [--group-rate 20] [--pace 1.5-5] [--ai]`.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import argparse
 import asyncio
 import os
 import platform
+import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -27,9 +31,9 @@ from tests.redis_server import redis_url
 from tests.resilience.test_kill9 import play_one, policy
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot import metrics
+from tgbot.ai.player import choose
 from tgbot.config import Config
-from tgbot.engine import Game
-from tgbot.engine.events import TurnStarted
+from tgbot.engine import Decision, Game, view_of
 from tgbot.telegram.commands import help_text
 
 ANSWER_HOLD_MS = Config(bot_token="1:x").answer_edit_hold_ms  # the production default
@@ -105,8 +109,19 @@ class Onlooker:
         return None if last is None or not shown else min(shown) - last
 
 
+def ai_table(seed: int) -> Callable[[Game, int], Decision]:
+    """Every seat decided by the bot's own AI (`tgbot/ai`), seeded: a table that claims,
+    challenges and blocks about as people do, rather than `policy`'s fixed rotation."""
+    rng = random.Random(seed)
+    return lambda game, player: choose(view_of(game, player), rng)
+
+
 async def run(
-    games: int, group_rate: int, pace: tuple[float, float] | None, help_every: float
+    games: int,
+    group_rate: int,
+    pace: tuple[float, float] | None,
+    help_every: float,
+    by_ai: bool = False,
 ) -> None:
     # (chat, optional, seconds since the oldest state it carries was queued)
     lags: list[tuple[int, bool, float]] = []
@@ -134,7 +149,8 @@ async def run(
                 users = [TgUser(80_000 + g * 10 + i, f"P{g}{i}") for i in range(6)]
                 asking = asyncio.create_task(onlooker.ask(group))
                 try:
-                    game_id = await play_one(h, group, users, pace)
+                    decide = ai_table(group) if by_ai else policy
+                    game_id = await play_one(h, group, users, pace, decide=decide)
                 finally:
                     asking.cancel()
                 record = await h.record(game_id)
@@ -148,11 +164,7 @@ async def run(
                         end_lags.append(lag)
                         break
                     await asyncio.sleep(0.1)
-                replay, events = Game.new([u.id for u in users], record.seed)
-                while not replay.over:
-                    player = replay.awaiting().players[0]
-                    events += replay.apply(player, policy(replay, player))
-                turns += sum(isinstance(e, TurnStarted) for e in events)
+                turns += record.turns  # the game's TurnStarted events
             await asyncio.sleep(3)  # let the last deliveries land
             for group in groups:
                 await h.replied(group, 120)  # every /help answered (or the figure says not)
@@ -188,7 +200,10 @@ async def run(
             unanswered = sum(
                 1 for c in h.sim.calls if c.method == "answerCallbackQuery" and c.status != 200
             )
-            print(f"games: {games} (6 players), turns: {turns}, pace: {pace or 'machine'}")
+            print(
+                f"games: {games} (6 players), turns: {turns}, pace: {pace or 'machine'}, "
+                f"decided by: {'the AI' if by_ai else 'the fixed policy'}"
+            )
             print(f"Bot API calls: {len(game_calls)} {dict(by_method)}")
             sent_or_edited = sum(messages.values())
             print(
@@ -236,10 +251,15 @@ def main() -> None:
     parser.add_argument(
         "--help-every", type=float, default=20.0, help="seconds between /help in the group"
     )
+    parser.add_argument(
+        "--ai",
+        action="store_true",
+        help="every seat decided by the bot's AI (default: the tests' fixed policy)",
+    )
     args = parser.parse_args()
     pace = tuple(float(x) for x in args.pace.split("-")) if args.pace else None
     print(f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}")
-    asyncio.run(run(args.games, args.group_rate, pace, args.help_every))  # type: ignore[arg-type]
+    asyncio.run(run(args.games, args.group_rate, pace, args.help_every, args.ai))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

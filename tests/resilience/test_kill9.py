@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -149,10 +150,11 @@ async def play_one(
     users: list[TgUser],
     pace: tuple[float, float] | None = None,
     answered: asyncio.Event | None = None,
+    decide: Callable[[Game, int], Decision] = policy,
 ) -> str:
-    """Open, fill and start a lobby, then decide by `policy` until the game is over (with
-    `pace`, waiting a random number of seconds in that range before each press; with
-    `answered`, setting it each time the webhook answered a press)."""
+    """Open, fill and start a lobby, then decide by `decide` (`policy` unless told) until
+    the game is over (with `pace`, waiting a random number of seconds in that range before
+    each press; with `answered`, setting it each time the webhook answered a press)."""
     rng = random.Random(group)
     for u in users:
         await post_until_accepted(h, h.message_update(u, u.id, "/start"))
@@ -177,7 +179,7 @@ async def play_one(
             continue
         game = record.game()
         player = game.awaiting().players[0]
-        decision = policy(game, player)
+        decision = decide(game, player)
         seats = [p.id for p in game.players]
         prefix = f"{game_id}.{record.context}."
         # Answers to a claim are pressed on the group's turn message, the rest privately.
