@@ -74,7 +74,7 @@ def play(seed: int, lang: str, builder: StepMessages, sizes: Sizes) -> None:
         record.engine = game_to_dict(game)
         record.delivered = record.context  # as if its prompt reached Telegram at once
         for op in plan.ops:
-            if op.chat != CHAT or op.ref not in (TURN_REF, "lobby"):
+            if op.chat != CHAT or not (op.ref == "lobby" or str(op.ref).startswith(TURN_REF)):
                 continue
             if isinstance(op, Send):
                 if game.over and op.kb:

@@ -22,12 +22,12 @@ from ..service.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
 from ..service.steps import (
     BOARD_EVERY,
     END_REF,
-    TURN_REF,
     Claim,
     StepOutcome,
     Table,
     Tail,
     prompt_ref,
+    turn_ref_of,
 )
 from . import app_links, hand, history, notices, prompting, tabletop, ui
 from .app_links import AppLinks
@@ -192,17 +192,19 @@ class StepPlanner:
         keeps that line's facts, `Tail`, and follows the same steps)."""
         table = outcome.table
         t = self.catalogs.get(table.lang)
-        names = dict(table.names)
         public = view_of(game)
         legacy, told = list(outcome.story), list(outcome.told)
         turn_ref, tail, turns = outcome.turn_ref, outcome.tail, outcome.turns
+        # Older closed turns whose "whose turn" line goes: after the messages that replace
+        # it are queued (each turn's message has its own reference).
+        dropped: list[Tail] = []
         for e in events:
             if isinstance(e, ev.TurnStarted):
                 if legacy or told:
                     if turn_ref is None and tail is not None:
-                        self._drop_tail(plan, table, tail)
+                        dropped.append(tail)
                     tail = Tail(
-                        turn_ref or TURN_REF,
+                        turn_ref or turn_ref_of(turns),
                         tuple(legacy),
                         tuple(told),
                         game_to_dict(game),
@@ -211,18 +213,38 @@ class StepPlanner:
                     )
                     text = self._closed_text(t, table, public, tail, with_tail=True)
                     deadline = Deadline(outcome.context, outcome.seconds)
-                    self._turn_op(plan, table, turn_ref, text, None, deadline, moment=True)
+                    self._turn_op(plan, table, tail.ref, turn_ref is None, text, None, deadline)
                 legacy, told, turn_ref = [], [], None
                 turns += 1
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
                 told.append(e)
         if game.over:
             self._game_over(plan, outcome, public, turn_ref, tail, legacy, told, bluffs)
+            self._drop_tails(plan, table, dropped)
             return
+        if outcome.turn_shown and turn_ref is None and tail is not None:
+            dropped.append(tail)
+        self._turn_now(plan, outcome, game, t, public, turn_ref, turns, legacy, told)
+        self._drop_tails(plan, table, dropped)
+
+    def _turn_now(
+        self,
+        plan: Plan,
+        outcome: StepOutcome,
+        game: Game,
+        t: Translator,
+        public: PlayerView,
+        turn_ref: str | None,
+        turns: int,
+        legacy: list[str],
+        told: list[ev.Event],
+    ) -> None:
+        """The current turn's message: sent or edited with the turn so far, its answers
+        and its deadline (nothing when the closed turn's message says who moves next)."""
         if not outcome.turn_shown:
-            return  # the closed turn's message says who moves next
-        if turn_ref is None and tail is not None:
-            self._drop_tail(plan, table, tail)
+            return
+        table = outcome.table
+        names = dict(table.names)
         story = self._story(t, table, legacy, told)
         waiting = game.awaiting()
         kb: ui.Keyboard | None = None
@@ -237,7 +259,8 @@ class StepPlanner:
         if not outcome.same_context:
             text = tabletop.turn_message(t, public, names, story, True, question)
             deadline = Deadline(outcome.context, outcome.seconds)
-            self._turn_op(plan, table, turn_ref, text, kb, deadline, moment=True)
+            ref = turn_ref or turn_ref_of(turns)
+            self._turn_op(plan, table, ref, turn_ref is None, text, kb, deadline)
             return
         # Only passes: the message changes only when it names who may still answer (the
         # last few) or its buttons change.
@@ -277,18 +300,21 @@ class StepPlanner:
             t, view, names, lines, told, tail.board, claims, with_tail
         )
 
-    def _drop_tail(self, plan: Plan, table: Table, tail: Tail) -> None:
-        """The older closed turn's message loses its "whose turn" line: the next turn's
-        message (or the end) is out. Never held or optional: a send of the same reference
-        may follow."""
-        plan.add(self.tail_dropped(table, tail))
+    def _drop_tails(self, plan: Plan, table: Table, tails: Sequence[Tail]) -> None:
+        """Older closed turns' messages lose their "whose turn" line: the next turn's
+        message (or the end) is queued before. Optional: with the group's minute short,
+        the new message and the answers come first, and this edit follows when there is
+        room (it still replaces, and stays as required as, a waiting edit of its message)."""
+        for tail in tails:
+            plan.add(self.tail_dropped(table, tail, optional=True))
 
-    def tail_dropped(self, table: Table, tail: Tail) -> Edit:
+    def tail_dropped(self, table: Table, tail: Tail, optional: bool = False) -> Edit:
         """A closed turn's message without its "whose turn" line (the next turn's message
-        is out, or the game closed), to send before any new message of the same reference."""
+        is out, or the game closed)."""
         t = self.catalogs.get(table.lang)
         view = view_of(game_from_dict(dict(tail.engine)))
-        return Edit(table.chat, tail.ref, self._closed_text(t, table, view, tail, with_tail=False))
+        text = self._closed_text(t, table, view, tail, with_tail=False)
+        return Edit(table.chat, tail.ref, text, optional=optional)
 
     def _game_over(
         self,
@@ -323,7 +349,7 @@ class StepPlanner:
             text = self._closed_text(t, table, public, last, with_tail=False)
             plan.add(Edit(table.chat, turn_ref, text))
         elif tail is not None:
-            self._drop_tail(plan, table, tail)
+            self._drop_tails(plan, table, [tail])
 
     def turn_as_it_stands(
         self,
@@ -372,27 +398,21 @@ class StepPlanner:
         self,
         plan: Plan,
         table: Table,
-        turn_ref: str | None,
+        ref: str,
+        new: bool,
         text: str,
         kb: ui.Keyboard | None,
-        deadline: Deadline | None = None,
-        moment: bool = False,
+        deadline: Deadline,
     ) -> None:
-        """Send the turn message, or edit it. With `moment`, the deadline's moment marked
-        in `text` is shown as the moment `deadline` starts when the message arrives (its
+        """Send the turn message `ref` (`new`), or edit it. The deadline's moment marked in
+        `text` is shown as the moment `deadline` starts when the message arrives (its
         delivery starts that deadline, or puts it later: never earlier than shown)."""
         text, offset = ui.take_moment(text)
-        at = None
-        if moment and offset is not None and deadline is not None:
-            at = Moment(offset, None, deadline.seconds)
+        at = None if offset is None else Moment(offset, None, deadline.seconds)
+        if new:
+            plan.add(Send(table.chat, text, kb, ref, table.thread, deadline=deadline, moment=at))
         else:
-            deadline = None if not moment else deadline
-        if turn_ref is None:
-            plan.add(
-                Send(table.chat, text, kb, TURN_REF, table.thread, deadline=deadline, moment=at)
-            )
-        else:
-            plan.add(Edit(table.chat, turn_ref, text, kb, deadline=deadline, moment=at))
+            plan.add(Edit(table.chat, ref, text, kb, deadline=deadline, moment=at))
 
     # ---- one player's private chat ------------------------------------------------------
 

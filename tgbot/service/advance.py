@@ -22,7 +22,6 @@ from .records import GameRecord, Timing
 from .steps import (
     BOARD_EVERY,
     END_REF,
-    TURN_REF,
     Claim,
     Reader,
     StepOutcome,
@@ -30,6 +29,7 @@ from .steps import (
     Tail,
     tail_from_dict,
     tail_to_dict,
+    turn_ref_of,
 )
 
 # A decision's deadline runs from when its prompt reaches Telegram. Until then it is this
@@ -110,7 +110,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         if isinstance(e, ev.TurnStarted):
             if story or told:
                 tail = Tail(
-                    turn_ref or TURN_REF,
+                    turn_ref or turn_ref_of(turns),
                     tuple(story),
                     tuple(told),
                     game_to_dict(game),
@@ -166,7 +166,9 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         prompts=prompts,
         turn_ref=record.turn_ref,
         turn_shown=turn_shown,
-        turn_ref_after=END_REF if game.over else (turn_ref or TURN_REF) if turn_shown else None,
+        turn_ref_after=(
+            END_REF if game.over else (turn_ref or turn_ref_of(turns)) if turn_shown else None
+        ),
         table_context=table_context,
         answer_options=options,
         story=tuple(record.story),

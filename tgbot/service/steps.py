@@ -12,6 +12,7 @@ from typing import Any
 from ..engine import Character, Decision
 from ..engine import events as ev
 
+# A message of the game's own that is no turn's (the news of a game closed between turns).
 TURN_REF = "turn"
 # The game's end, a message of its own: sent before the last turn's message closes, so
 # its reference must not be that message's.
@@ -19,6 +20,13 @@ END_REF = "end"
 # ⏳ More time: how much a player may add to a deadline they are awaited for, once a game.
 MORE_TIME_S = 30
 LOBBY_REF = "lobby"
+
+
+def turn_ref_of(turn: int) -> str:
+    """The message reference of the game's `turn`-th turn message: each turn's message has
+    its own, so that an older one can still be edited (its "whose turn" line taken off)
+    after the next one is sent."""
+    return f"turn:{turn}"
 
 
 def prompt_ref(user_id: int) -> str:

@@ -7,6 +7,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -14,7 +15,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..service.plan import Op, Send
+from ..service.plan import NOW, Op, Send
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.plan import Writes
@@ -461,8 +462,10 @@ class Sender:
                 await self._send(game_id, item, op, refs, calls)
             return  # a private one was never delivered (the person was unreachable)
         if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
-            # Gone or too old to edit, and it still offers buttons (a lobby): send it anew.
-            await self._send(game_id, item, op, refs, calls)
+            # Gone or too old to edit, and it still offers buttons (a lobby): send it anew,
+            # as a new message the group must see (an optional edit's class would wait for
+            # a quiet spell, and the refused edit was just counted: it would never go).
+            await self._send(game_id, item, replace(op, priority=min(op.rank, NOW)), refs, calls)
 
     async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
