@@ -146,6 +146,11 @@ class Keys:
         """Set while Telegram asked the bot (with a 429) to wait before writing to a chat."""
         return f"{self.prefix}:sends:{{rl:{chat_id}}}:hold"
 
+    def chat_pace(self, chat_id: int) -> str:
+        """String: when a group's next message is due at its steady pace (ms; see
+        storage/windows.py's admit script)."""
+        return f"{self.prefix}:sends:{{rl:{chat_id}}}:pace"
+
     def bot_sends(self, queued: bool, shard: int) -> str:
         """Sorted set: one shard of the bot's recent calls, from every process (per second)."""
         kind = "queued" if queued else "direct"

@@ -13,9 +13,13 @@ from .keys import Keys
 # last ARGV[2] ms (several counted ARGV[6] ms ahead of now: the caller spends them within
 # that time), else say how long to wait: until enough have left the window that it holds
 # fewer than ARGV[3] (a cap below the chat's limit may need more than the oldest gone).
-# With ARGV[7] > 0, also fewer than ARGV[7] in the last ARGV[8] ms (a burst: the window is
-# spent evenly, never all at once and then shut for its whole length).
-# Both keys share a hash tag. {taken, ms to wait}.
+# With ARGV[7] > 0, the chat also keeps a steady pace of one message every ARGV[7] ms
+# (KEYS[3] holds when the next is due): a message goes only while it is due no later
+# than ARGV[8] ms from now (a burst of that many intervals, after a quiet spell; 0: only
+# when the chat is not behind its pace at all), so that a window is spent evenly, never
+# all at once and then shut for its whole length. Every message taken pushes that time
+# one interval on.
+# All keys share a hash tag. {taken, ms to wait}.
 _WINDOW_ADMIT = """
 local held = redis.call('PTTL', KEYS[2])
 if held > 0 then return {0, held} end
@@ -29,15 +33,13 @@ if free <= 0 then
   local leaving = redis.call('ZRANGE', KEYS[1], over, over, 'WITHSCORES')
   return {0, math.max(1, tonumber(leaving[2]) + window - now + 1)}
 end
-local burst, span = tonumber(ARGV[7]), tonumber(ARGV[8])
-if burst > 0 then
-  local recent = redis.call('ZCOUNT', KEYS[1], now - span, '+inf')
-  if recent >= burst then
-    local leaving = redis.call(
-      'ZRANGEBYSCORE', KEYS[1], now - span, '+inf', 'WITHSCORES', 'LIMIT', recent - burst, 1)
-    return {0, math.max(1, tonumber(leaving[2]) + span - now + 1)}
-  end
-  free = math.min(free, burst - recent)
+local interval = tonumber(ARGV[7])
+if interval > 0 then
+  local due = math.max(now, tonumber(redis.call('GET', KEYS[3]) or '0'))
+  local late = due - now - tonumber(ARGV[8])
+  if late > 0 then return {0, late} end
+  redis.call('SET', KEYS[3], due + interval, 'PX', due + interval - now + 1000)
+  free = 1
 end
 local n = math.min(free, tonumber(ARGV[5]))
 local at = n > 1 and now + tonumber(ARGV[6]) or now
@@ -99,18 +101,19 @@ class Windows:
         window_ms: int,
         n: int,
         ahead_ms: int,
-        burst: int = 0,
-        burst_ms: int = 0,
+        pace_ms: int = 0,
+        ahead_of_pace_ms: int = 0,
     ) -> tuple[int, int]:
         """Count up to `n` messages to a chat at once if its window holds fewer than
         `limit` (a class's cap, in a group; several are counted `ahead_ms` ahead, to be
-        spent within that time) and, with `burst`, its last `burst_ms` fewer than `burst`:
-        (taken, 0), or (0, the ms to wait first)."""
+        spent within that time) and, with `pace_ms`, one if the chat's next message at
+        one every `pace_ms` is due within `ahead_of_pace_ms`: (taken, 0), or (0, the ms
+        to wait first)."""
         keys = self.keys
         token = f"{now_ms}-{uuid.uuid4().hex[:8]}"
         taken, wait = await self._admit(
-            keys=[keys.chat_sends(chat_id), keys.chat_hold(chat_id)],
-            args=[now_ms, window_ms, limit, token, n, ahead_ms, burst, burst_ms],
+            keys=[keys.chat_sends(chat_id), keys.chat_hold(chat_id), keys.chat_pace(chat_id)],
+            args=[now_ms, window_ms, limit, token, n, ahead_ms, pace_ms, ahead_of_pace_ms],
         )
         return int(taken), int(wait)
 

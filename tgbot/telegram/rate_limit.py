@@ -7,9 +7,9 @@ Three kinds of window, all sliding and shared through Redis:
   edits as Telegram does, spent by class (`rate_limit_args={"priority": c}`, service/plan's
   NOW, REPLY, BUTTONS, STATUS; a call that names none is a direct answer, REPLY): a class
   may fill the window only up to its cap (`group_caps`), so that the last slots of every
-  minute are kept for the classes above it, and spends it evenly (`BURST`: a few at once,
-  then at its cap's pace), so that a fast game never shuts the group for most of a
-  minute. It is never waited for: a call that finds its
+  minute are kept for the classes above it, and spends it at a steady pace (`AHEAD`: a
+  few at once after a quiet spell, then one every few seconds), so that a fast game
+  never shuts the group for most of a minute. It is never waited for: a call that finds its
   share full (or the group held after a 429) raises `WindowFull` at once, without asking
   Telegram, so that an update handler never waits for a busy group and the outbox sender
   defers that group's lane.
@@ -64,13 +64,13 @@ BANKED_CHATS = 1_000  # past this many chats with counted messages left, the sta
 # game), and the end 1: its text, queued before the older messages' closing edits, rings
 # at once; its buttons follow when the minute frees a slot.
 RESERVED = {END: 0, REPLY: 1, NOW: 3, BUTTONS: 4, STATUS: 7}
-# And the game's classes spread it over the minute: each may find at most BURST[c]
-# messages in the last BURST[c] / cap of the minute (2 in 8 s for a new turn message), so
-# that a fast game never spends a whole minute in a few seconds and then waits out the
-# rest of it, the group shut: its messages go out a few seconds apart, as it plays. An
-# optional edit goes only into a quiet spell. A reply and the end (rare, and each with
-# slots of its own) go at once.
-BURST = {NOW: 2, BUTTONS: 2, STATUS: 1}
+# And a group's minute is spent at a steady pace, one message every minute / the NOW cap
+# (4 s), each class going at most so many intervals ahead of it (a burst after a quiet
+# spell: 3 messages a person must see now, 2 edits with buttons; an optional edit only
+# when the group is not behind its pace at all), so that a fast game never spends the
+# whole minute in a few seconds and then waits out the rest of it, the group shut. A
+# reply and the end (rare, with slots of their own) are not held to it, but count in it.
+AHEAD = {NOW: 2, BUTTONS: 1, STATUS: 0}
 CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
@@ -90,11 +90,12 @@ def group_caps(limit: int) -> dict[int, int]:
     return {c: max(1, limit - reserved) for c, reserved in RESERVED.items()}
 
 
-def group_bursts(limit: int) -> dict[int, tuple[int, int]]:
-    """Each class's burst in a group: at most so many messages in so many ms (its share
-    of the minute at its cap's pace)."""
-    caps = group_caps(limit)
-    return {c: (BURST[c], GROUP_WINDOW_MS * BURST[c] // caps[c]) for c in BURST}
+def group_pace(limit: int) -> tuple[int, dict[int, int]]:
+    """A group's steady pace: ms between its messages, and how many ms ahead of it each
+    class may go (a reply or the end: a whole window, so only the caps hold them)."""
+    interval = GROUP_WINDOW_MS // group_caps(limit)[NOW]
+    ahead = {c: AHEAD.get(c, GROUP_WINDOW_MS // interval) * interval for c in RESERVED}
+    return interval, ahead
 
 
 def counts(endpoint: str) -> bool:
@@ -136,7 +137,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         self.store = store
         self.group_limit = safe_group_limit(group_messages_per_minute)
         self.group_caps = group_caps(self.group_limit)
-        self.group_bursts = group_bursts(self.group_limit)
+        self.group_interval, self.group_ahead = group_pace(self.group_limit)
         self.private_limit = max(1, private_messages_per_second * PRIVATE_WINDOW_MS // 1000)
         queued = max(1, messages_per_second * QUEUED_SHARE_PERCENT // 100)
         direct = max(1, messages_per_second - queued)
@@ -204,10 +205,11 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         # spent in time (a slow lane) would be lost to the group for a minute.
         want = 1 if group or optional else calls
         window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
-        burst, burst_ms = self.group_bursts.get(priority, (0, 0)) if group else (0, 0)
+        pace = self.group_interval if group else 0
+        ahead = self.group_ahead.get(priority, 0) if group else 0
         while True:
             taken, wait_ms = await self.store.windows.take_chat(
-                chat, _now_ms(), limit, window, want, CHAT_SPEND_MS, burst, burst_ms
+                chat, _now_ms(), limit, window, want, CHAT_SPEND_MS, pace, ahead
             )
             if taken:
                 if taken > 1:
