@@ -217,8 +217,9 @@ async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(redis_server_
         await h.press_text(users[2], group, join)
         await h.delivered(record.id)
         assert users[2].first_name in h.sim.with_buttons(group)[-1].text
-        # Sent without its buttons, then edited twice: its buttons put on, then the join.
-        assert h.sim.with_buttons(group)[-1].edits == 2
+        # Sent with its buttons in one call, then edited once: the join.
+        assert h.sim.calls_to(group, "sendMessage")[-1].params.get("reply_markup")
+        assert h.sim.with_buttons(group)[-1].edits == 1
 
 
 async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_url: str) -> None:
@@ -229,7 +230,7 @@ async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_
         users = players(3, first_id=8800)
         await open_and_start(h, users, group=-100906)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
-        earlier = len(h.sim.calls_to(actor.id, "editMessageText"))  # the prompt's buttons
+        earlier = len(h.sim.calls_to(actor.id, "editMessageText"))
         h.sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 30", actor.id, 30)
         too_fast = h.tr("Too fast: wait a moment.")
         for _ in range(2):
@@ -276,7 +277,7 @@ async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
         await h.until(lambda: h.has_button(group, join))
         record = await h.record_of_chat(group)
         assert record is not None
-        earlier = len(sim.calls_to(group, "editMessageText"))  # the lobby's buttons put on
+        earlier = len(sim.calls_to(group, "editMessageText"))
         sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 600", group, 600)
         for u in users[1:]:
             await h.press_text(u, group, join)
@@ -328,8 +329,8 @@ async def test_a_decision_s_time_counts_from_when_its_prompt_reached_telegram(
         mover = pressed.game().awaiting().players[0]
 
         def prompts() -> list[Call]:
-            # A prompt is sent without its buttons, then edited to show them.
-            calls = h.sim.calls_to(mover, "editMessageText")
+            # A prompt is sent with its buttons, in one call.
+            calls = h.sim.calls_to(mover, "sendMessage")
             return [c for c in calls if c.params.get("reply_markup")]
 
         earlier = len(prompts())
@@ -367,11 +368,12 @@ async def test_redis_refusing_writes_makes_no_message_go_out_twice(redis_server_
         h.sim.delays.clear()
         record = await h.record_of_chat(group)
         assert record is not None
-        # Its buttons go on once Redis holds its id: no second copy was sent meanwhile.
+        # Once Redis holds its id the lobby is known: no second copy was sent meanwhile.
         await h.until(lambda: h.has_button(group, h.tr("✋ Join")), timeout=20)
+        await h.delivered(record.id, timeout=20)
         await h.press_text(users[1], group, h.tr("✋ Join"))
         await h.delivered(record.id)
         assert len([c for c in h.sim.calls_to(group, "sendMessage") if c.status == 200]) == 1
         lobby = h.sim.with_buttons(group)
-        # Edited twice: its buttons put on once Redis took its id, then the join.
-        assert len(lobby) == 1 and users[1].first_name in lobby[0].text and lobby[0].edits == 2
+        # Sent with its buttons, then edited once: the join.
+        assert len(lobby) == 1 and users[1].first_name in lobby[0].text and lobby[0].edits == 1

@@ -1,5 +1,8 @@
-"""A send whose outcome the bot cannot know is made again, but never as a second live copy
-of its buttons: Telegram takes a prompt and answers it after the read timeout."""
+"""A message with buttons goes out in one call. A send whose outcome the bot cannot know
+(Telegram answers after the read timeout, or the process dies first) is made again, so a
+chat may show two copies of its buttons: a press on the copy the bot does not know of acts
+as one on the other while it is current, and once it is refused as stale, that copy loses
+its buttons; the message the game edits never does."""
 
 from __future__ import annotations
 
@@ -10,12 +13,13 @@ from dataclasses import replace
 import pytest
 from redis.exceptions import RedisError
 
-from tests.bot.play import open_lobby, players
+from tests.bot.play import answers, open_and_start, open_lobby, players
 from tests.store_probe import outbox_head
-from tests.telegram_sim.harness import running_bot
-from tests.telegram_sim.server import TelegramSim
+from tests.telegram_sim.harness import Harness, TgUser, running_bot
+from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.bootstrap import make_bot
-from tgbot.service.plan import Send
+from tgbot.service.plan import Send, close_keyboard
+from tgbot.service.steps import LOBBY_REF, prompt_ref
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes
@@ -35,7 +39,19 @@ async def _no_deadline(game_id: str, context: int, seconds: int) -> None:
 LATE_S = 6.0
 
 
-async def test_a_prompt_answered_after_the_read_timeout_has_one_live_copy(
+async def _recorded(h: Harness, game_id: str, ref: str) -> int | None:
+    """The Telegram id the game records for one of its messages."""
+    raw = await h.store.redis.hget(h.store.keys.messages(game_id), ref)
+    return None if raw is None else int(raw)
+
+
+async def _raw_record(h: Harness, game_id: str) -> str | None:
+    """The game's record as stored: a refused press must leave it as it was."""
+    value = await h.store.redis.get(h.store.keys.game(game_id))
+    return None if value is None else str(value)
+
+
+async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_stale_press(
     any_redis_url: str,
 ) -> None:
     sim = TelegramSim()
@@ -49,48 +65,164 @@ async def test_a_prompt_answered_after_the_read_timeout_has_one_live_copy(
         record = await h.record_of_chat(group)
         assert record is not None
         prefix = f"{record.id}.{record.context}."
+        mover = record.game().awaiting().players[0]
+        actor = next(u for u in users if u.id == mover)
 
-        def prompt_copies() -> list[int]:
-            """Messages of the first mover's chat that show its prompt's text."""
-            mover = record.game().awaiting().players[0]
-            prompt = [
+        def prompt_copies() -> list[SimMessage]:
+            """Messages of the first mover's chat sent with its prompt's buttons."""
+            return [
                 m
                 for m in sim.messages(mover)
-                if any(b.get("callback_data", "").startswith(prefix) for b in m.buttons())
+                if any(
+                    str(b.get("callback_data", "")).startswith(prefix)
+                    for row in m.sent_keyboard or []
+                    for b in row
+                )
             ]
-            return [m.message_id for m in prompt]
 
-        await h.until(lambda: bool(prompt_copies()), timeout=30)
+        await h.until(lambda: len(prompt_copies()) == 2, timeout=30)
         await h.delivered(record.id, timeout=30)
         assert sim.slow_calls == 2  # both players' first messages went through unanswered
-        mover = record.game().awaiting().players[0]
-        sends = [c for c in sim.calls_to(mover, "sendMessage") if c.status == 200]
-        assert len(sends) > len({c.params.get("text") for c in sends})  # one was made again
-        assert not sim.duplicate_keyboards()
-        assert len(prompt_copies()) == 1
-        # The one live copy works: the press is taken.
-        actor = next(u for u in users if u.id == mover)
-        await h.press_text(actor, actor.id, h.tr("💰 Income"))
-        await h.delivered(record.id, timeout=30)
+        # Each copy went out with its buttons, in one call: nothing was edited to add them.
+        with_buttons = [
+            c for c in sim.calls_to(mover, "sendMessage") if c.params.get("reply_markup")
+        ]
+        assert [c.status for c in with_buttons] == [200, 200]
+        assert not sim.calls_to(mover, "editMessageText")
+        orphan, kept = prompt_copies()
+        assert sim.duplicate_keyboards(mover) == [kept]  # two live copies of one keyboard
+        assert await _recorded(h, record.id, prompt_ref(mover)) == kept.message_id
+
+        # While current, a press on the copy the bot does not know of is a press on the prompt.
+        income = orphan.button(h.tr("💰 Income"))["callback_data"]
+        answer = await h.press(actor, mover, orphan.message_id, income)
+        assert answer.get("text") != h.tr("This button is out of date.")
+        await h.delivered(record.id)
         after = await h.record(record.id)
         assert after is not None and after.context > record.context
+        assert after.game().player(mover).coins == record.game().player(mover).coins + 1
+        assert not kept.keyboard  # the game closed its prompt
+        assert orphan.keyboard  # its copy still shows the buttons, stale now
+        other = next(u for u in users if u.id != mover)
+        await h.until(lambda: bool(sim.with_buttons(other.id)))
+        live = sim.with_buttons(other.id)
+
+        # Pressed when stale: refused with a toast, nothing changes, and its buttons go.
+        before, text = await _raw_record(h, record.id), orphan.text
+        answer = await h.press(actor, mover, orphan.message_id, income)
+        assert answer.get("text") == h.tr("This button is out of date.")
+        await h.delivered(record.id)
+        assert await _raw_record(h, record.id) == before
+        assert not orphan.keyboard
+        assert orphan.text == text and orphan.edits == 1  # its text is kept
+        assert [c.status for c in sim.calls_to(mover, "editMessageReplyMarkup")] == [200]
+        # The live prompt, in the other chat, keeps its own; no live duplicate is left.
+        assert sim.with_buttons(other.id) == live and live[0].keyboard
         assert not sim.duplicate_keyboards()
+        # A press on the closed copy (no buttons any more) is refused and closes nothing.
+        answer = await h.press(actor, mover, orphan.message_id, income)
+        assert answer.get("text") == h.tr("This button is out of date.")
+        await h.delivered(record.id)
+        assert len(sim.calls_to(mover, "editMessageReplyMarkup")) == 1
 
 
-async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_duplicate(
+async def test_a_copy_of_the_lobby_acts_while_current_and_is_closed_once_it_is_over(
     redis_server_url: str,
 ) -> None:
-    # A message with buttons reaches Telegram (without them) while Redis refuses writes,
-    # so its id cannot be recorded; the process then dies, and what it kept in memory with
-    # it. A new process sends the message again: the chat shows it twice, and only the
-    # copy whose id Redis holds has the buttons.
+    sim = TelegramSim()
+    group = -100945
+    async with running_bot(redis_server_url, sim=sim) as h:
+        users = players(3, first_id=9450)
+        stranger = TgUser(9459, "Stranger")
+        for u in [*users, stranger]:
+            await h.say(u, u.id, "/start")
+        sim.slow_answers("sendMessage", group, LATE_S)  # the lobby, answered too late
+        await h.say(users[0], group, "/newgame")
+        join = h.tr("✋ Join")
+        await h.until(lambda: len(sim.with_buttons(group)) == 2, timeout=30)
+        record = await h.record_of_chat(group)
+        assert record is not None
+        await h.delivered(record.id, timeout=30)
+        orphan, kept = sim.copies(group)[0]
+        assert await _recorded(h, record.id, f"{LOBBY_REF}@{group}") == kept.message_id
+        join_data = orphan.button(join)["callback_data"]
+
+        # Current: a Join on the copy seats the player, as one on the lobby would.
+        await h.press(users[1], group, orphan.message_id, join_data)
+        await h.delivered(record.id)
+        assert users[1].first_name in kept.text
+        # Refused for another reason (already in): the copy keeps its buttons.
+        answer = await h.press(users[1], group, orphan.message_id, join_data)
+        assert answer.get("text") == h.tr("You are already in this game.")
+        await h.delivered(record.id)
+        assert orphan.keyboard
+        assert not sim.calls_to(group, "editMessageReplyMarkup")
+
+        await h.press_text(users[2], group, join)
+        await h.press(
+            users[0], group, kept.message_id, kept.button(h.tr("▶️ Start"))["callback_data"]
+        )
+        await h.until(lambda: any(h.sim.with_buttons(u.id) for u in users))
+        await h.delivered(record.id)
+        live = (kept.text, kept.keyboard, kept.edits)
+        # Over now: a Join on the copy is refused, changes nothing, and closes the copy.
+        before = await _raw_record(h, record.id)
+        answer = await h.press(stranger, group, orphan.message_id, join_data)
+        assert answer.get("text") == h.tr("This game has already started.")
+        await h.delivered(record.id)
+        assert await _raw_record(h, record.id) == before
+        assert not orphan.keyboard
+        assert [c.status for c in sim.calls_to(group, "editMessageReplyMarkup")] == [200]
+        # The game's own message (the lobby became the turn's) is left as it was.
+        assert (kept.text, kept.keyboard, kept.edits) == live
+
+
+async def test_a_stale_press_racing_the_edit_of_the_live_message_leaves_its_buttons(
+    redis_server_url: str,
+) -> None:
+    # A block opens new answers on the same turn message; before their edit lands, another
+    # player presses the old window's Pass there. The press is refused as stale, but the
+    # message is the one the game edits: its new buttons stay.
+    group = -100955
+    async with running_bot(redis_server_url) as h:
+        users = players(3, first_id=9550)
+        game_id = await open_and_start(h, users, group)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("🤝 Foreign Aid"))
+        await h.until(lambda: bool(h.sim.with_buttons(group)))
+        await h.delivered(game_id)
+        message = h.sim.with_buttons(group)[-1]
+        block = message.buttons()[0]["callback_data"]
+        pass_data = message.button(h.tr("✅ Pass"))["callback_data"]
+        blocker, third = [u for u in users if u != actor]
+        h.sim.delay("editMessageText", group, 1.5)  # the new answers are on their way
+        await h.press(blocker, group, message.message_id, block)
+        await h.until(lambda: h.sim.slow_calls > 0)
+        assert message.button(h.tr("✅ Pass"))["callback_data"] == pass_data  # not landed yet
+        answer = await h.press(third, group, message.message_id, pass_data)
+        assert answer.get("text") == h.tr("This button is out of date.")
+        await h.delivered(game_id, timeout=20)
+        h.sim.delays.clear()
+        labels = {b["text"] for b in answers(message)}
+        assert labels == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
+        assert not h.sim.calls_to(group, "editMessageReplyMarkup")
+
+
+async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_closed_later(
+    redis_server_url: str,
+) -> None:
+    # A message with buttons reaches Telegram while Redis refuses writes, so its id cannot
+    # be recorded; the process then dies, and what it kept in memory with it. A new
+    # process sends the message again: the chat shows it twice, both with buttons, and
+    # Redis holds the second's id. A close of each (as a stale press queues) takes the
+    # buttons off the copy only.
     async with running_bot(redis_server_url) as h:
         config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")  # ours alone
         store = Store(connect(redis_server_url), Keys(config.key_prefix))
-        chat, owner = 9450, chat_owner(9450)
+        chat, owner = 9470, chat_owner(9470)
         keyboard = [[{"text": "Go", "data": "x.1.G"}]]
         writes = Writes()
-        writes.send(owner, Send(chat, "choose", keyboard).to_op())
+        writes.send(owner, Send(chat, "choose", keyboard, "prompt:9470").to_op())
         await store.commits.commit(writes)
         first = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
         await first.bot.initialize()
@@ -109,10 +241,20 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_no_live_dup
         again = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
         await again.bot.initialize()
         await again.flush(owner)
-        await again.bot.shutdown()
         copies = [m for m in h.sim.messages(chat) if m.text == "choose"]
         assert len(copies) == 2
+        assert [bool(m.keyboard) for m in copies] == [True, True]
+        assert not h.sim.calls_to(chat, "editMessageText")
+        assert await outbox_head(store, owner) is None
+        recorded = await store.redis.hget(store.keys.messages(owner), "prompt:9470")
+        assert recorded is not None and int(recorded) == copies[1].message_id
+        closes = Writes()
+        for m in copies:
+            closes.send(owner, close_keyboard(chat, m.message_id).to_op())
+        await store.commits.commit(closes)
+        await again.flush(owner)
+        await again.bot.shutdown()
         assert [bool(m.keyboard) for m in copies] == [False, True]
-        assert not h.sim.duplicate_keyboards(chat)
+        assert [c.status for c in h.sim.calls_to(chat, "editMessageReplyMarkup")] == [200]
         assert await outbox_head(store, owner) is None
         await store.redis.aclose()

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import random
 import time
+import uuid
+from dataclasses import replace
 
 import pytest
 
 from tests.bot.play import open_and_start, open_lobby, play_to_end, players, press_random
+from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
-from tgbot.service.plan import Edit, Send
-from tgbot.telegram.message_refs import message_id, ref_key
+from tgbot.bootstrap import make_bot
+from tgbot.service.plan import Edit, Send, close_keyboard
+from tgbot.storage.clients import connect
+from tgbot.storage.keys import Keys, chat_owner
+from tgbot.storage.plan import Writes
+from tgbot.storage.store import Store
+from tgbot.telegram.message_refs import message_id, recorded_ids, ref_key
+from tgbot.telegram.sender import Sender
 
 
 async def migrate(
@@ -111,6 +120,54 @@ def test_a_groups_message_ids_are_kept_with_their_chat() -> None:
     # An id noted before the ids named their chat is read until the message is sent again.
     assert message_id({"turn": 5}, turn_old) == 5
     assert message_id({"turn": 5, "turn@-1004800": 8}, turn_old) is None
+    # What a close may not touch in a chat: its ids, and those that name no chat.
+    refs = {"turn@-4800": 7, "prompt:42": 9, "turn": 5, "turn@-1004800": 8}
+    assert recorded_ids(refs, -1004800) == {8, 9, 5}
+    assert recorded_ids(refs, 42) == {9, 5}
+
+
+async def test_a_close_queued_for_a_group_that_became_a_supergroup_stays_there(
+    redis_server_url: str,
+) -> None:
+    # A stale press's close names a message of the old group by its id: moving the
+    # outbox to the supergroup leaves it addressed to the old group (the same id names
+    # another message in the supergroup, or none), where Telegram refuses it; it is
+    # dropped, and the delivery goes on.
+    old, new = -4740, -1004740
+    async with running_bot(redis_server_url) as h:
+        config = replace(h.config, key_prefix=f"m{uuid.uuid4().hex[:8]}")  # ours alone
+        store = Store(connect(redis_server_url), Keys(config.key_prefix))
+        owner = chat_owner(old)
+        keyboard = [[{"text": "Go", "data": "x.1.G"}]]
+        writes = Writes()
+        writes.send(owner, Send(old, "old", keyboard).to_op())
+        await store.commits.commit(writes)
+
+        async def moved(old_chat: int, new_chat: int) -> None:
+            """Nothing but the outbox follows the group here."""
+
+        async def no_deadline(game_id: str, context: int, seconds: int) -> None:
+            """No deadline waits for these messages."""
+
+        sender = Sender(make_bot(config, store), store, moved, no_deadline)
+        await sender.bot.initialize()
+        await sender.flush(owner)
+        [message] = h.sim.messages(old)
+        h.sim.migrate(old, new)
+        h.sim.chats[new].append(replace(message, chat_id=new, text="new"))  # same id there
+        writes = Writes()
+        writes.send(owner, close_keyboard(old, message.message_id).to_op())
+        writes.send(owner, Send(old, "after").to_op())
+        await store.commits.commit(writes)
+        assert await store.outboxes.outbox_move_chat(owner, old, new) == 1  # the send only
+        await sender.flush(owner)
+        await sender.bot.shutdown()
+        assert await outbox_head(store, owner) is None
+        assert [c.status for c in h.sim.calls_to(old, "editMessageReplyMarkup")] == [400]
+        assert not h.sim.calls_to(new, "editMessageReplyMarkup")
+        assert h.sim.messages(new)[-2].keyboard  # the supergroup's message of that id
+        assert h.sim.messages(new)[-1].text == "after"
+        await store.redis.aclose()
 
 
 async def test_a_lobby_is_shown_anew_in_the_supergroup(redis_server_url: str) -> None:

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
-from tgbot.service.plan import END, REPLY, STATUS, Deadline, Edit, Fallback, Send, from_op
+from tgbot.service.plan import (
+    END,
+    REPLY,
+    STATUS,
+    Deadline,
+    Edit,
+    Fallback,
+    Send,
+    close_keyboard,
+    from_op,
+)
+from tgbot.storage.outbox import route_of
 from tgbot.telegram.lanes import Pending, latest_state, merge_sends, parse, with_lane_priority
 
 KB = [[{"text": "Income", "data": "g.1.i"}]]
@@ -24,6 +36,7 @@ KB = [[{"text": "Income", "data": "g.1.i"}]]
         Edit(-5, "turn", "waiting for 9", KB, hold_ms=1500, optional=True),
         Edit(9, "prompt:9", "done", deadline=Deadline(4, 30), fallback=Fallback(-5, None, "n")),
         Edit(-5, "turn", "🏆", KB, priority=END),
+        close_keyboard(-5, 77),
     ],
 )
 def test_an_operation_reads_back_as_itself(op: Send | Edit) -> None:
@@ -38,6 +51,7 @@ def test_an_operation_reads_back_as_itself(op: Send | Edit) -> None:
         {"op": "edit", "chat": 1, "text": "t"},
         {"op": "poke", "chat": 1, "text": "t"},
         {"op": "send", "chat": 1},
+        {"op": "close", "chat": 1},
     ],
 )
 def test_what_is_no_operation_is_refused(entry: dict[str, object]) -> None:
@@ -118,3 +132,19 @@ def test_what_stands_before_the_end_in_a_lane_goes_as_the_end() -> None:
         Pending(Send(-5, "help", direct=True), ["d"], 4),
     ]
     assert [item.op.rank for item in with_lane_priority(lane)] == [END, STATUS, END, REPLY]
+
+
+def test_a_close_is_an_optional_edit_of_no_reference_kept_apart_in_its_lane() -> None:
+    """A stale copy's close names its message by id: no state of a reference (nothing
+    replaces it, it replaces nothing), and it waits for room to spare in a group."""
+    entry = close_keyboard(-5, 77).to_op()
+    assert route_of(json.dumps(entry)) == (-5, "p", "", "0", None)
+    lane = [
+        parse("a", Edit(-5, "turn", "turn 1", KB).to_op()),
+        parse("b", entry),
+        parse("c", Edit(-5, "turn", "turn 2").to_op()),
+    ]
+    kept = latest_state(lane)
+    assert [p.raws for p in kept] == [["b"], ["a", "c"]]
+    close = kept[0].op
+    assert isinstance(close, Edit) and close.closes == 77 and close.rank == STATUS

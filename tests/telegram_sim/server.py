@@ -1,6 +1,7 @@
 """A simulated Telegram Bot API server: enough of Telegram for the bot's real HTTP client.
 
-It assigns message ids, keeps every chat's messages with their keyboards, applies edits,
+It assigns message ids, keeps every chat's messages with their keyboards, applies edits
+(of a message's text, `editMessageText`, or of its buttons alone, `editMessageReplyMarkup`),
 answers callbacks, records every call per chat, and can be told to fail like Telegram
 (403 Forbidden, 400 "message is not modified" or "message can't be edited", 429 with
 retry_after). Like Telegram it can hold groups to a flood limit that counts edits too
@@ -8,10 +9,11 @@ retry_after). Like Telegram it can hold groups to a flood limit that counts edit
 `migrate_to_chat_id` (`migrated`; `migrate` also makes the supergroup as Telegram does:
 its own message ids from 1, none of the old group's messages). It can take a call at once
 and answer it only after the client's read timeout (`slow_answers`: the bot cannot know the
-outcome), and counts the copies of a keyboard that more than one message shows
-(`duplicate_keyboards`). Like Telegram it accepts a Mini App's `web_app` button only in a
-private chat (a group's gets 400 BUTTON_TYPE_INVALID), and keeps the menu button
-`setChatMenuButton` sets (`menu_buttons`: per chat, None for the default of every chat).
+outcome), and finds the copies of a keyboard that more than one message shows
+(`duplicate_keyboards`) or was sent with (`copies`). Like Telegram it accepts a Mini App's
+`web_app` button only in a private chat (a group's gets 400 BUTTON_TYPE_INVALID), and keeps
+the menu button `setChatMenuButton` sets (`menu_buttons`: per chat, None for the default
+of every chat).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class SimMessage:
     edits: int = 0
     editable: bool = True  # False: Telegram refuses edits ("message can't be edited")
     entities: list[dict[str, Any]] = field(default_factory=list)
+    sent_keyboard: list[list[dict[str, Any]]] | None = None  # the buttons it was sent with
 
     def moments(self) -> list[int]:
         """The unix times of its `date_time` entities (deadlines shown as moments)."""
@@ -171,6 +174,19 @@ class TelegramSim:
                 live.add(key)
         return found
 
+    def copies(self, chat_id: int | None = None) -> list[list[SimMessage]]:
+        """Messages (in a chat, or anywhere) sent with the same buttons as another of their
+        chat, grouped, oldest first: copies of one message that the bot sent again."""
+        found = []
+        for chat in [chat_id] if chat_id is not None else list(self.chats):
+            sent: dict[str, list[SimMessage]] = {}
+            for message in self.messages(chat):
+                if message.sent_keyboard:
+                    key = json.dumps(message.sent_keyboard, sort_keys=True)
+                    sent.setdefault(key, []).append(message)
+            found += [group for group in sent.values() if len(group) > 1]
+        return found
+
     def messages(self, chat_id: int) -> list[SimMessage]:
         """Every message a chat holds, oldest first."""
         return self.chats.get(chat_id, [])
@@ -212,7 +228,7 @@ class TelegramSim:
                 if failure.retry_after is not None:
                     body["parameters"] = {"retry_after": failure.retry_after}
                 return status, body
-        writes = method in ("sendMessage", "editMessageText")
+        writes = method in ("sendMessage", "editMessageText", "editMessageReplyMarkup")
         if writes and chat_id in self.blocked:
             return _error(403, "Forbidden: bot was blocked by the user")
         if writes and chat_id is not None and chat_id in self.migrated:
@@ -302,7 +318,10 @@ class TelegramSim:
             return _error(400, f"Bad Request: {problem}")
         thread = int(p["message_thread_id"]) if p.get("message_thread_id") else None
         ids = self._chat_ids.get(chat_id, self._ids)
-        message = SimMessage(chat_id, next(ids), text, _keyboard(p), thread, entities=entities)
+        keyboard = _keyboard(p)
+        message = SimMessage(
+            chat_id, next(ids), text, keyboard, thread, entities=entities, sent_keyboard=keyboard
+        )
         self.chats.setdefault(chat_id, []).append(message)
         return 200, {"ok": True, "result": _message_json(message)}
 
@@ -336,6 +355,30 @@ class TelegramSim:
         message.text = str(p.get("text"))
         message.keyboard = keyboard
         message.entities = entities
+        message.edits += 1
+        return 200, {"ok": True, "result": _message_json(message)}
+
+    def _editMessageReplyMarkup(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        chat_id, message_id = int(p["chat_id"]), int(p["message_id"])
+        found = [m for m in self.messages(chat_id) if m.message_id == message_id]
+        if not found:
+            return _error(400, "Bad Request: message to edit not found")
+        message = found[0]
+        if not message.editable:
+            return _error(400, "Bad Request: message can't be edited")
+        if problem := _bad_buttons(p):
+            return _error(400, f"Bad Request: {problem}")
+        keyboard = _keyboard(p)
+        if message.keyboard == keyboard:
+            return _error(
+                400,
+                (
+                    "Bad Request: message is not modified: specified new message content and "
+                    "reply markup are exactly the same as a current content and reply markup "
+                    "of the message"
+                ),
+            )
+        message.keyboard = keyboard
         message.edits += 1
         return 200, {"ok": True, "result": _message_json(message)}
 

@@ -23,11 +23,12 @@ from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
+from ..storage.plan import Writes
 from ..storage.store import Store
 from ..storage.updates import Handling
 from .history import History
 from .outcomes import Refusal
-from .plan import Send
+from .plan import Send, close_keyboard
 from .records import GAME_ID, LOBBY, OVER, GameRecord
 from .results import Origin, Reply, UserError
 from .step_messages import (
@@ -135,6 +136,15 @@ class GameSteps:
     async def committed(self, owner: str) -> None:
         """Tell the edge that `owner`'s outbox has a commit to deliver."""
         await self.notify(owner)
+
+    async def close_buttons(self, owner: str, chat_id: int, message_id: int) -> None:
+        """Queue in `owner`'s outbox the close of a message's stale buttons (see
+        `plan.close_keyboard`): nothing of the game changes, no update is marked applied
+        (a second delivery of the press queues a close that changes nothing)."""
+        writes = Writes()
+        writes.send(owner, close_keyboard(chat_id, message_id).to_op())
+        await self.store.commits.commit(writes)
+        await self.committed(owner)
 
     async def reply(self, origin: Origin, reply: Reply) -> None:
         """Queue the reply to an update that changed nothing else, marking it applied.

@@ -58,6 +58,11 @@ class Refusal(Enum):
     NOT_ALLOWED_NOW = auto()  # any other engine reason
 
 
+# Refusals that say a button's question is over (the game, the decision, the lobby): the
+# message it was pressed on shows stale buttons (see PlayRoom.press).
+STALE = frozenset({Refusal.GAME_OVER, Refusal.OUT_OF_DATE, Refusal.ALREADY_STARTED})
+
+
 class Notice(Enum):
     """What happened, for a button's toast or a short reply."""
 

@@ -108,7 +108,8 @@ class Edit:
     edit that only updates a waiting line wait that long for a newer one to replace it;
     an `optional` one is sent only while its group's minute has room to spare (else it
     waits, and a newer state replaces it), so that it never holds back what matters.
-    `priority` sets its class in a group's minute (None: see `rank`)."""
+    `priority` sets its class in a group's minute (None: see `rank`). With `closes`, it
+    is no new look but a close (see `close_keyboard`)."""
 
     chat: int
     ref: str
@@ -120,6 +121,7 @@ class Edit:
     fallback: Fallback | None = None
     priority: int | None = None
     moment: Moment | None = None
+    closes: int | None = None  # the Telegram id of the message whose buttons it takes off
 
     @property
     def rank(self) -> int:
@@ -133,6 +135,8 @@ class Edit:
 
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
+        if self.closes is not None:
+            return {"op": "close", "chat": self.chat, "message_id": self.closes}
         op: dict[str, Any] = {
             "op": "edit",
             "chat": self.chat,
@@ -150,11 +154,23 @@ class Edit:
 Op = Send | Edit
 
 
+def close_keyboard(chat: int, message_id: int) -> Edit:
+    """Take the buttons off one message found by its id, keeping its text: a copy that a
+    send made again left behind (its outcome unknown: see telegram/sender.py), closed
+    once a press on it is refused as stale. The sender makes it only while the game
+    records that id for none of its messages (a press racing an edit of the live message
+    never strips it), and only with room to spare in a group's minute."""
+    return Edit(chat, "", "", optional=True, closes=message_id)
+
+
 def from_op(entry: dict[str, Any]) -> Op:
     """The typed operation of an outbox entry (what `to_op` wrote; ValueError if it is
     not one): the one place where the sender's dicts become operations."""
     try:
-        kind, chat, text = entry["op"], int(entry["chat"]), str(entry["text"])
+        kind, chat = entry["op"], int(entry["chat"])
+        if kind == "close":
+            return close_keyboard(chat, int(entry["message_id"]))
+        text = str(entry["text"])
         kb = entry.get("kb") or None
         ref = entry.get("ref")
         priority = None if entry.get("priority") is None else int(entry["priority"])

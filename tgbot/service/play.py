@@ -14,7 +14,7 @@ from ..storage.updates import Handling, update_id_of
 from . import archive, callbacks
 from .core import AdminCheck, GameSteps, NeedsStart, never_admin
 from .lobby import LobbyRoom
-from .outcomes import Notice, Refusal, Said, engine_refusal
+from .outcomes import STALE, Notice, Refusal, Said, engine_refusal
 from .preferences import Preferences
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person, UserError
@@ -42,16 +42,34 @@ class PlayRoom:
         update: Handling | None = None,
         is_admin: AdminCheck = never_admin,
         chat_id: int | None = None,
+        message_id: int | None = None,
     ) -> CallbackResult:
         """A button was pressed in `chat_id`: check it is current and theirs, then apply it.
 
         A button counts only on the kind of message it was made for: lobby buttons on the
-        game's group, prompt buttons in the presser's own private chat.
+        game's group, prompt buttons in the presser's own private chat. `message_id`: the
+        message pressed, when it shows that button; refused as over (`STALE`), it has its
+        buttons taken off, through the outbox, unless it is one the game edits (a copy a
+        send made again left behind: see telegram/sender.py).
         """
         try:
             pressed = callbacks.unpack(data)
         except callbacks.BadButton:
             return _refused(Refusal.NOT_VALID, await self.prefs.person_language(person), alert=True)
+        result = await self._press(person, pressed, update, is_admin, chat_id)
+        said = result.said
+        if said is not None and said.what in STALE and message_id is not None and chat_id:
+            await self.steps.close_buttons(pressed.game_id, chat_id, message_id)
+        return result
+
+    async def _press(
+        self,
+        person: Person,
+        pressed: callbacks.ButtonPress,
+        update: Handling | None,
+        is_admin: AdminCheck,
+        chat_id: int | None,
+    ) -> CallbackResult:
         # The record and the presser's language in one round trip.
         games = self.store.games
         raw, prefs = await games.record_and_prefs(pressed.game_id, person.id, update)

@@ -12,10 +12,12 @@ starts a new generation of it (an edit queued before the send concerns the messa
 replaces). A pass then reads at most LANE_HEAD entries of each lane and removes what it
 delivered (LREM from the head: each within the first LANE_HEAD), in one script.
 
-A send with buttons goes out in two calls: the message without them, whose Telegram id is
-recorded (`outbox_sent`) before the buttons are put on it with an edit. A send whose
-outcome is unknown (the process killed, the answer too slow) is made again, and only the
-copy whose id is recorded ever gets buttons: at most one live copy of a keyboard.
+A send with buttons goes out in one call, its Telegram id recorded (`outbox_sent`) before
+anything more is done: a retry after that record makes no second copy. A send whose
+outcome is unknown (the process killed, the answer too slow) is made again, and may leave
+a copy with buttons that nothing records; a press on it acts as one on the recorded copy
+while it is current, and once it is refused as stale that copy's buttons are taken off (a
+close: see `service.plan.close_keyboard`).
 """
 
 from __future__ import annotations
@@ -233,7 +235,7 @@ def route_of(raw: str) -> tuple[int, str, str, str, int | None] | None:
         chat = int(entry["chat"])
     except (ValueError, TypeError, KeyError):
         return None
-    if not isinstance(entry, dict) or entry.get("op") not in ("send", "show", "edit"):
+    if not isinstance(entry, dict) or entry.get("op") not in ("send", "show", "edit", "close"):
         return None
     ref = entry.get("ref") or ""
     at = entry.get("at")
@@ -405,7 +407,9 @@ class Outboxes:
             def readdress(raw: str) -> str:
                 nonlocal moved
                 op = _read(raw)
-                if old_chat not in (op.get("chat"), op.get("group")):
+                if old_chat not in (op.get("chat"), op.get("group")) or op.get("op") == "close":
+                    # A close names a message of the old group by its id: the supergroup
+                    # numbers its own, so it stays addressed there (and is dropped).
                     return raw
                 for name in ("chat", "group"):
                     if op.get(name) == old_chat:

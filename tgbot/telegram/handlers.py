@@ -350,6 +350,10 @@ class Dispatcher:
             handling,
             is_admin=self._admin_check(person.id),
             chat_id=chat_id,
+            # Only a message that shows the button may have its buttons taken off.
+            message_id=message.message_id
+            if message is not None and offers(message, data)
+            else None,
         )
         toast = service_text(self.service.catalogs, result)
         answer = CallbackAnswer(query.id, toast, result.alert, result.url)

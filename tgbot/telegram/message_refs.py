@@ -33,3 +33,11 @@ def message_id(refs: dict[str, int], op: Op) -> int | None:
         if not any(k.startswith(prefix) for k in refs):
             found = refs.get(op.ref or "")
     return found
+
+
+def recorded_ids(refs: dict[str, int], chat: int) -> set[int]:
+    """The ids the game records for messages that may be in `chat`: its references there,
+    and every one that names no chat (a private chat's, or a group's noted before they
+    did). Too many rather than too few: a message among them is never taken for a copy."""
+    suffix = f"@{chat}"
+    return {mid for key, mid in refs.items() if key.endswith(suffix) or "@" not in key}

@@ -15,7 +15,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..service.plan import NOW, Op, Send
+from ..service.plan import NOW, Edit, Op, Send
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.plan import Writes
@@ -35,7 +35,7 @@ from .lanes import (
     with_moment,
 )
 from .message_refs import message_id as message_id_of
-from .message_refs import ref_key
+from .message_refs import recorded_ids, ref_key
 from .rate_limit import CLASS_NAMES
 
 log = logging.getLogger(__name__)
@@ -100,13 +100,13 @@ class Sender:
         self._backoff: dict[str, tuple[int, float]] = {}
         # What reached Telegram but Redis refused to record (it is out of memory, say): lane
         # entries to drop and message references to keep, recorded by this process before
-        # it delivers anything more of that game. Only plain messages can go out twice if
-        # the process dies meanwhile: buttons go on a message only once its id is recorded.
+        # it delivers anything more of that game. A message can go out twice if the
+        # process dies meanwhile (one with buttons too: see `_send_with_buttons`).
         self._owed_raws: dict[str, dict[int, list[str]]] = {}
         self._owed_refs: dict[str, dict[str, int]] = {}
-        # Sends without their buttons that reached Telegram while Redis refused to note
-        # them (lane entry -> message id): this process does not make them again, and
-        # puts the buttons on once the note is written.
+        # Sends with buttons that reached Telegram while Redis refused to note them (lane
+        # entry -> message id): this process does not make them again, and notes them
+        # before it delivers anything more of that lane.
         self._owed_sent: dict[str, dict[str, int]] = {}
         # Outboxes this process delivers now, and those asked for again meanwhile.
         self._running: set[str] = set()
@@ -351,13 +351,15 @@ class Sender:
     ) -> None:
         """Make one call (or an edit and then a send); `calls`: how many this lane still
         makes to the chat, this one included (the limiter may count them together)."""
-        # One moment for every call this delivery makes (a send, then its buttons).
+        # One moment for every call this delivery makes (an edit, then a send).
         op = fix_moment(item.op, int(time.time() * 1000))
         try:
             if item.send:
                 await self._send(game_id, item, op, refs, calls)
             elif item.show:
                 await self._show(game_id, item, op, refs, calls)
+            elif isinstance(op, Edit) and op.closes is not None:
+                await self._close(op, op.closes, refs)
             else:
                 await self._edit(game_id, item, op, refs, calls)
         except ChatMigrated as err:
@@ -383,7 +385,7 @@ class Sender:
     async def _send(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
     ) -> None:
-        """Send a message anew; one with buttons in two calls (see `_send_with_buttons`)."""
+        """Send a message anew (one with buttons: see `_send_with_buttons`)."""
         if op.kb:
             await self._send_with_buttons(game_id, item, op, refs, calls)
             return
@@ -392,18 +394,16 @@ class Sender:
         if message_id is not None and key:
             refs[key] = message_id
 
-    async def _send_text(
-        self, game_id: str, op: Op, calls: int = 1, bare: bool = False
-    ) -> int | None:
-        """One sendMessage (`bare`: without its buttons); the new message's id, None when
-        Telegram refused it (a 403 is noted, a 400 logged)."""
+    async def _send_text(self, game_id: str, op: Op, calls: int = 1) -> int | None:
+        """One sendMessage; the new message's id, None when Telegram refused it (a 403 is
+        noted, a 400 logged)."""
         op, entities = with_moment(op, int(time.time() * 1000))
         try:
             message = await self.bot.send_message(
                 chat_id=op.chat,
                 text=op.text,
                 entities=entities,
-                reply_markup=None if bare else markup(op.kb),
+                reply_markup=markup(op.kb),
                 message_thread_id=thread_of(op),
                 rate_limit_args=self._pace(op, calls),
             )
@@ -418,20 +418,24 @@ class Sender:
     async def _send_with_buttons(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
     ) -> None:
-        """Send the message without its buttons, record its id, then put them on it.
+        """Send the message with its buttons in one call, and record its id before
+        anything more is done: a retry after the record sends nothing.
 
         A send whose outcome is unknown (this process killed before its answer was
         recorded, an answer slower than the read timeout) is made again, so a chat may
-        show a message twice; only the copy whose id Redis holds gets the buttons, so no
-        two copies of a keyboard are ever live. A retry after the record edits only."""
+        show a message twice, both with buttons. They carry the same data: a press on the
+        copy nothing records acts as one on the other while it is current, and once it is
+        refused as stale, that copy is closed (`_close`)."""
         token = item.raws[-1]
         message_id = item.sent
         if message_id is None:
             owed = self._owed_sent.setdefault(game_id, {})
             message_id = owed.get(token)
             if message_id is None:
-                message_id = await self._send_text(game_id, op, calls + 1, bare=True)
+                message_id = await self._send_text(game_id, op, calls)
                 if message_id is None:
+                    if not owed:
+                        del self._owed_sent[game_id]
                     return
                 owed[token] = message_id
             await self.store.outboxes.outbox_sent(game_id, token, ref_key(op), message_id)
@@ -442,8 +446,6 @@ class Sender:
         key = ref_key(op)
         if key:
             refs[key] = message_id
-        if not await self._edit_text(game_id, op, message_id, calls):
-            log.warning("buttons of a message to chat %s not put on", op.chat)
 
     async def _show(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
@@ -466,6 +468,24 @@ class Sender:
             # as a new message the group must see (an optional edit's class would wait for
             # a quiet spell, and the refused edit was just counted: it would never go).
             await self._send(game_id, item, replace(op, priority=min(op.rank, NOW)), refs, calls)
+
+    async def _close(self, op: Edit, message_id: int, refs: dict[str, int]) -> None:
+        """Take the buttons off a copy of a message that a press found stale, unless the
+        game records that id for one of its messages in this chat (it may be the live one,
+        about to be edited into its current buttons): see `plan.close_keyboard`."""
+        if message_id in recorded_ids(refs, op.chat):
+            return
+        try:
+            await self.bot.edit_message_reply_markup(
+                chat_id=op.chat,
+                message_id=message_id,
+                reply_markup=None,
+                rate_limit_args=self._pace(op),
+            )
+        except ChatMigrated:
+            return  # a message of the old group, which nobody edits any more
+        except (BadRequest, Forbidden) as err:  # gone, too old, or closed already
+            log.info("stale buttons in chat %s not taken off: %s", op.chat, err.message)
 
     async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
