@@ -240,7 +240,8 @@ def route_of(raw: str) -> tuple[int, str, str, str, int | None] | None:
     ref = entry.get("ref") or ""
     at = entry.get("at")
     kind = "s" if entry["op"] == "send" else "e" if ref else "p"
-    flags = (SHOW if entry["op"] == "show" else 0) | (0 if entry.get("optional") else REQUIRED)
+    optional = entry.get("optional") or entry["op"] == "close"  # a close: plan.close_keyboard
+    flags = (SHOW if entry["op"] == "show" else 0) | (0 if optional else REQUIRED)
     return chat, kind, str(ref), str(flags), at if isinstance(at, int) else None
 
 
