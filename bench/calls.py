@@ -165,6 +165,9 @@ async def run(
                         break
                     await asyncio.sleep(0.1)
                 turns += record.turns  # the game's TurnStarted events
+                # Optional edits (a closed turn's tail taken off) may still wait for a quiet
+                # spell: counted once they are out, as the group will see them.
+                await h.delivered(game_id, 900)
             await asyncio.sleep(3)  # let the last deliveries land
             for group in groups:
                 await h.replied(group, 120)  # every /help answered (or the figure says not)

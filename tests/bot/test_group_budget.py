@@ -12,7 +12,7 @@ from tests.bot.play import open_and_start, open_lobby, players
 from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
-from tgbot.service.plan import NOW, REPLY, STATUS
+from tgbot.service.plan import BUTTONS, NOW, REPLY, STATUS
 from tgbot.storage.keys import chat_owner
 from tgbot.telegram.commands import help_text
 from tgbot.telegram.rate_limit import group_caps, group_pace, safe_group_limit
@@ -200,10 +200,10 @@ async def test_a_fast_game_spends_the_group_s_minute_evenly(redis_server_url: st
 async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn_line(
     redis_server_url: str,
 ) -> None:
-    # The group's minute has room for what a person must see now but none to spare (filled
-    # here half a minute ago, so that no burst is in the way). A turn's message goes out at
-    # once; the older turn's "whose turn" line is an optional edit that waits for room,
-    # and goes when there is some.
+    # The group's minute has room for what a person must see now but none for edits (filled
+    # here half a minute ago, so that its pace is not in the way). A turn's message goes
+    # out at once; the older turn's "whose turn" line is an edit the lane leaves behind
+    # while it waits for room, and it goes when there is some.
     group = -100959
     sim = TelegramSim(group_flood_per_minute=20)
     async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
@@ -213,7 +213,7 @@ async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn
         turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
         first = sim.messages(group)[0]
         assert turn_tail in first.text
-        share = group_caps(LIMIT)[STATUS]
+        share = group_caps(LIMIT)[BUTTONS]
         earlier = int(time.time() * 1000) - 30_000
         # The start's messages, counted again half a minute ago:
         await h.store.redis.delete(h.store.keys.chat_sends(group), h.store.keys.chat_pace(group))

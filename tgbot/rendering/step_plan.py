@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from ..engine import Decision, DecisionKind, Game, PlayerView, game_from_dict, game_to_dict, view_of
 from ..engine import events as ev
-from ..service.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
+from ..service.plan import BUTTONS, END, Deadline, Edit, Fallback, Moment, Plan, Send
 from ..service.steps import (
     BOARD_EVERY,
     END_REF,
@@ -302,9 +302,11 @@ class StepPlanner:
 
     def _drop_tails(self, plan: Plan, table: Table, tails: Sequence[Tail]) -> None:
         """Older closed turns' messages lose their "whose turn" line: the next turn's
-        message (or the end) is queued before. Optional: with the group's minute short,
-        the new message and the answers come first, and this edit follows when there is
-        room (it still replaces, and stays as required as, a waiting edit of its message)."""
+        message (or the end) is queued before. The lane may leave this edit behind
+        (optional): with the group's minute short, the new message and the answers come
+        first; but it goes in the class of an edit that changes buttons, not with a
+        status edit's leftovers, which a game at a table's pace never leaves (it still
+        replaces, and stays as required as, a waiting edit of its message)."""
         for tail in tails:
             plan.add(self.tail_dropped(table, tail, optional=True))
 
@@ -314,7 +316,9 @@ class StepPlanner:
         t = self.catalogs.get(table.lang)
         view = view_of(game_from_dict(dict(tail.engine)))
         text = self._closed_text(t, table, view, tail, with_tail=False)
-        return Edit(table.chat, tail.ref, text, optional=optional)
+        if optional:
+            return Edit(table.chat, tail.ref, text, optional=True, priority=BUTTONS)
+        return Edit(table.chat, tail.ref, text)
 
     def _game_over(
         self,
