@@ -258,3 +258,38 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_clos
         assert [c.status for c in h.sim.calls_to(chat, "editMessageReplyMarkup")] == [200]
         assert await outbox_head(store, owner) is None
         await store.redis.aclose()
+
+
+async def test_a_send_an_older_version_recorded_but_left_bare_gets_its_buttons(
+    redis_server_url: str,
+) -> None:
+    # Before one-call sends, a message with buttons went out bare, its id was recorded,
+    # and an edit then put its buttons on; a process stopped between the two (a deploy)
+    # left it bare. The new sender does not send it again: it puts the buttons on.
+    async with running_bot(redis_server_url) as h:
+        config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")  # ours alone
+        store = Store(connect(redis_server_url), Keys(config.key_prefix))
+        chat, owner = 9480, chat_owner(9480)
+        keyboard = [[{"text": "Go", "data": "x.1.G"}]]
+        writes = Writes()
+        writes.send(owner, Send(chat, "choose", keyboard, "prompt:9480").to_op())
+        await store.commits.commit(writes)
+        status, body = h.sim.handle("sendMessage", {"chat_id": chat, "text": "choose"})
+        assert status == 200
+        bare = int(body["result"]["message_id"])
+        await store.delivery.renew_sender_lease("p:old", 5_000)
+        assert await store.delivery.take_outbox_lock(owner, "p:old")
+        head = await store.outboxes.outbox_pass(owner, "p:old", 60)
+        assert head is not None
+        [entry] = head.lanes[chat]
+        await store.outboxes.outbox_sent(owner, entry.token, "prompt:9480", bare)
+        await store.redis.delete(store.keys.sending(owner))  # the old process is gone
+        sender = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
+        await sender.bot.initialize()
+        await sender.flush(owner)
+        await sender.bot.shutdown()
+        copies = [m for m in h.sim.messages(chat) if m.text == "choose"]
+        assert len(copies) == 1 and copies[0].keyboard
+        assert [c.status for c in h.sim.calls_to(chat, "editMessageText")] == [200]
+        assert await outbox_head(store, owner) is None
+        await store.redis.aclose()

@@ -134,17 +134,19 @@ def test_what_stands_before_the_end_in_a_lane_goes_as_the_end() -> None:
     assert [item.op.rank for item in with_lane_priority(lane)] == [END, STATUS, END, REPLY]
 
 
-def test_a_close_is_an_optional_edit_of_no_reference_kept_apart_in_its_lane() -> None:
-    """A stale copy's close names its message by id: no state of a reference (nothing
-    replaces it, it replaces nothing), and it waits for room to spare in a group."""
+def test_a_close_is_an_optional_edit_of_its_copy_kept_apart_from_the_game_s_messages() -> None:
+    """A stale copy's close names its message by id, under a reference of its own: it
+    replaces no state of the game's messages and none replaces it, a second close of the
+    same copy folds into it, and it waits for room to spare in a group."""
     entry = close_keyboard(-5, 77).to_op()
-    assert route_of(json.dumps(entry)) == (-5, "p", "", "0", None)
+    assert route_of(json.dumps(entry)) == (-5, "e", "close:77", "0", None)
     lane = [
         parse("a", Edit(-5, "turn", "turn 1", KB).to_op()),
         parse("b", entry),
         parse("c", Edit(-5, "turn", "turn 2").to_op()),
+        parse("d", close_keyboard(-5, 77).to_op()),
     ]
     kept = latest_state(lane)
-    assert [p.raws for p in kept] == [["b"], ["a", "c"]]
-    close = kept[0].op
+    assert [p.raws for p in kept] == [["a", "c"], ["b", "d"]]
+    close = kept[1].op
     assert isinstance(close, Edit) and close.closes == 77 and close.rank == STATUS

@@ -136,7 +136,7 @@ class Edit:
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
         if self.closes is not None:
-            return {"op": "close", "chat": self.chat, "message_id": self.closes}
+            return {"op": "close", "chat": self.chat, "ref": self.ref, "message_id": self.closes}
         op: dict[str, Any] = {
             "op": "edit",
             "chat": self.chat,
@@ -159,8 +159,9 @@ def close_keyboard(chat: int, message_id: int) -> Edit:
     send made again left behind (its outcome unknown: see telegram/sender.py), closed
     once a press on it is refused as stale. The sender makes it only while the game
     records that id for none of its messages (a press racing an edit of the live message
-    never strips it), and only with room to spare in a group's minute."""
-    return Edit(chat, "", "", optional=True, closes=message_id)
+    never strips it), and only with room to spare in a group's minute. Its reference
+    names the message, so that closes of one copy asked for again fold into one."""
+    return Edit(chat, f"close:{message_id}", "", optional=True, closes=message_id)
 
 
 def from_op(entry: dict[str, Any]) -> Op:

@@ -15,7 +15,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..service.plan import NOW, Edit, Op, Send
+from ..service.plan import REPLY, Edit, Op, Send
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.plan import Writes
@@ -428,7 +428,12 @@ class Sender:
         refused as stale, that copy is closed (`_close`)."""
         token = item.raws[-1]
         message_id = item.sent
-        if message_id is None:
+        if message_id is not None:
+            # Sent and recorded before: a version that put the buttons on with an edit
+            # after the record may have stopped between the two. Put them on ("not
+            # modified" when they are there); only a retry makes this call.
+            await self._edit_text(game_id, op, message_id, calls)
+        else:
             owed = self._owed_sent.setdefault(game_id, {})
             message_id = owed.get(token)
             if message_id is None:
@@ -467,14 +472,16 @@ class Sender:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew,
             # as a new message the group must see (an optional edit's class would wait for
             # a quiet spell, and the refused edit was just counted: it would never go).
-            await self._send(game_id, item, replace(op, priority=min(op.rank, NOW)), refs, calls)
+            # In a reply's class: not held to the group's pace, which the refused edit
+            # just spent (a turn's class may have gone as far ahead of it as it may).
+            await self._send(game_id, item, replace(op, priority=min(op.rank, REPLY)), refs, calls)
 
     async def _close(self, op: Edit, message_id: int, refs: dict[str, int]) -> None:
         """Take the buttons off a copy of a message that a press found stale, unless the
         game records that id for one of its messages in this chat (it may be the live one,
         about to be edited into its current buttons): see `plan.close_keyboard`."""
-        if message_id in recorded_ids(refs, op.chat):
-            return
+        if not refs or message_id in recorded_ids(refs, op.chat):
+            return  # (no ids kept any more, a game long over: nothing tells a copy apart)
         try:
             await self.bot.edit_message_reply_markup(
                 chat_id=op.chat,
