@@ -18,6 +18,7 @@ from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.bootstrap import make_bot
+from tgbot.config import Config
 from tgbot.service.plan import Send, close_keyboard
 from tgbot.service.steps import LOBBY_REF, prompt_ref
 from tgbot.storage.clients import connect
@@ -208,6 +209,18 @@ async def test_a_stale_press_racing_the_edit_of_the_live_message_leaves_its_butt
         assert not h.sim.calls_to(group, "editMessageReplyMarkup")
 
 
+async def queued_prompt(h: Harness, url: str, chat: int) -> tuple[Config, Store]:
+    """A store and config of a test's own (its key prefix), with a prompt to `chat`
+    ("choose", one Go button, reference prompt:<chat>) queued in the chat's outbox."""
+    config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")
+    store = Store(connect(url), Keys(config.key_prefix))
+    writes = Writes()
+    keyboard = [[{"text": "Go", "data": "x.1.G"}]]
+    writes.send(chat_owner(chat), Send(chat, "choose", keyboard, f"prompt:{chat}").to_op())
+    await store.commits.commit(writes)
+    return config, store
+
+
 async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_closed_later(
     redis_server_url: str,
 ) -> None:
@@ -217,13 +230,8 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_clos
     # Redis holds the second's id. A close of each (as a stale press queues) takes the
     # buttons off the copy only.
     async with running_bot(redis_server_url) as h:
-        config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")  # ours alone
-        store = Store(connect(redis_server_url), Keys(config.key_prefix))
         chat, owner = 9470, chat_owner(9470)
-        keyboard = [[{"text": "Go", "data": "x.1.G"}]]
-        writes = Writes()
-        writes.send(owner, Send(chat, "choose", keyboard, "prompt:9470").to_op())
-        await store.commits.commit(writes)
+        config, store = await queued_prompt(h, redis_server_url, chat)
         first = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
         await first.bot.initialize()
         h.sim.delay("sendMessage", chat, 1.0)
@@ -267,13 +275,8 @@ async def test_a_send_an_older_version_recorded_but_left_bare_gets_its_buttons(
     # and an edit then put its buttons on; a process stopped between the two (a deploy)
     # left it bare. The new sender does not send it again: it puts the buttons on.
     async with running_bot(redis_server_url) as h:
-        config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")  # ours alone
-        store = Store(connect(redis_server_url), Keys(config.key_prefix))
         chat, owner = 9480, chat_owner(9480)
-        keyboard = [[{"text": "Go", "data": "x.1.G"}]]
-        writes = Writes()
-        writes.send(owner, Send(chat, "choose", keyboard, "prompt:9480").to_op())
-        await store.commits.commit(writes)
+        config, store = await queued_prompt(h, redis_server_url, chat)
         status, body = h.sim.handle("sendMessage", {"chat_id": chat, "text": "choose"})
         assert status == 200
         bare = int(body["result"]["message_id"])

@@ -31,6 +31,15 @@ async def window(h: Harness, group: int) -> int:
     return int(await h.store.redis.zcard(h.store.keys.chat_sends(group)))
 
 
+async def fill_window(h: Harness, group: int, share: int, ago_ms: int = 0) -> None:
+    """Count messages in the group's minute, `ago_ms` ago, until it holds `share` (as
+    the sender counts them; at once, so that a test does not race the minute's clock)."""
+    while await window(h, group) < share:
+        at = int(time.time() * 1000) - ago_ms
+        taken, _ = await h.store.windows.take_chat(group, at, share, 60_000, 1, 0)
+        assert taken
+
+
 async def test_the_end_arrives_at_once_in_a_group_whose_minute_commands_spent(
     redis_server_url: str,
 ) -> None:
@@ -73,11 +82,7 @@ async def test_a_reply_arrives_at_once_in_a_group_whose_minute_the_game_spent(
         users = players(3, first_id=9800)
         game_id = await open_and_start(h, users, group=group)
         await h.delivered(game_id)
-        share = group_caps(LIMIT)[NOW]
-        while await window(h, group) < share:
-            now_ms = int(time.time() * 1000)
-            taken, _ = await h.store.windows.take_chat(group, now_ms, share, 60_000, 1, 0)
-            assert taken
+        await fill_window(h, group, group_caps(LIMIT)[NOW])
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
 
@@ -113,11 +118,7 @@ async def test_a_reply_arrives_at_once_in_a_group_whose_minute_status_edits_spen
         users = players(4, first_id=9600)
         game_id = await open_lobby(h, users, group=group)
         await h.delivered(game_id)
-        share = group_caps(LIMIT)[STATUS]
-        while await window(h, group) < share:
-            now_ms = int(time.time() * 1000)
-            taken, _ = await h.store.windows.take_chat(group, now_ms, share, 60_000, 1, 0)
-            assert taken
+        await fill_window(h, group, group_caps(LIMIT)[STATUS])
         edits = len(sim.calls_to(group, "editMessageText"))
         join, leave = h.tr("✋ Join"), h.tr("🚪 Leave")
         mover = users[-1]
@@ -213,13 +214,9 @@ async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn
         turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
         first = sim.messages(group)[0]
         assert turn_tail in first.text
-        share = group_caps(LIMIT)[BUTTONS]
-        earlier = int(time.time() * 1000) - 30_000
         # The start's messages, counted again half a minute ago:
         await h.store.redis.delete(h.store.keys.chat_sends(group), h.store.keys.chat_pace(group))
-        while await window(h, group) < share:
-            taken, _ = await h.store.windows.take_chat(group, earlier, share, 60_000, 1, 0)
-            assert taken
+        await fill_window(h, group, group_caps(LIMIT)[BUTTONS], ago_ms=30_000)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
         income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)

@@ -325,14 +325,20 @@ class TelegramSim:
         self.chats.setdefault(chat_id, []).append(message)
         return 200, {"ok": True, "result": _message_json(message)}
 
-    def _editMessageText(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _to_edit(self, p: dict[str, Any]) -> SimMessage | tuple[int, dict[str, Any]]:
+        """The message an edit names, or Telegram's refusal when it cannot be edited."""
         chat_id, message_id = int(p["chat_id"]), int(p["message_id"])
         found = [m for m in self.messages(chat_id) if m.message_id == message_id]
         if not found:
             return _error(400, "Bad Request: message to edit not found")
-        message = found[0]
-        if not message.editable:
+        if not found[0].editable:
             return _error(400, "Bad Request: message can't be edited")
+        return found[0]
+
+    def _editMessageText(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        message = self._to_edit(p)
+        if isinstance(message, tuple):
+            return message
         keyboard = _keyboard(p)
         entities, problem = _entities(p, str(p.get("text", "")))
         if problem:
@@ -344,14 +350,7 @@ class TelegramSim:
             and message.keyboard == keyboard
             and message.entities == entities
         ):
-            return _error(
-                400,
-                (
-                    "Bad Request: message is not modified: specified new message content and "
-                    "reply markup are exactly the same as a current content and reply markup "
-                    "of the message"
-                ),
-            )
+            return _error(400, NOT_MODIFIED)
         message.text = str(p.get("text"))
         message.keyboard = keyboard
         message.entities = entities
@@ -359,25 +358,14 @@ class TelegramSim:
         return 200, {"ok": True, "result": _message_json(message)}
 
     def _editMessageReplyMarkup(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        chat_id, message_id = int(p["chat_id"]), int(p["message_id"])
-        found = [m for m in self.messages(chat_id) if m.message_id == message_id]
-        if not found:
-            return _error(400, "Bad Request: message to edit not found")
-        message = found[0]
-        if not message.editable:
-            return _error(400, "Bad Request: message can't be edited")
+        message = self._to_edit(p)
+        if isinstance(message, tuple):
+            return message
         if problem := _bad_buttons(p):
             return _error(400, f"Bad Request: {problem}")
         keyboard = _keyboard(p)
         if message.keyboard == keyboard:
-            return _error(
-                400,
-                (
-                    "Bad Request: message is not modified: specified new message content and "
-                    "reply markup are exactly the same as a current content and reply markup "
-                    "of the message"
-                ),
-            )
+            return _error(400, NOT_MODIFIED)
         message.keyboard = keyboard
         message.edits += 1
         return 200, {"ok": True, "result": _message_json(message)}
@@ -407,6 +395,12 @@ class TelegramSim:
                 can_delete_stories=False,
             )
         return 200, {"ok": True, "result": result}
+
+
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup "
+    "are exactly the same as a current content and reply markup of the message"
+)
 
 
 def _error(status: int, description: str) -> tuple[int, dict[str, Any]]:

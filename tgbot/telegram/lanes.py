@@ -62,7 +62,7 @@ def from_lane(entry: LaneEntry) -> Pending:
     if entry.required and isinstance(item.op, Edit) and item.op.optional:
         # A required state was folded into this optional one in the store: what it
         # changed (buttons taken away, a turn told) goes now, not in a quiet minute.
-        item.op = replace(item.op, optional=False, hold_ms=0, priority=None)
+        item.op = _required(item.op, None)
     return item
 
 
@@ -107,10 +107,16 @@ def _keeping_what_matters(newer: Op, older: Op) -> Op:
     if not (isinstance(newer, Edit) and isinstance(older, Edit)):
         return newer
     if newer.optional and not older.optional:
-        newer = replace(newer, optional=False, hold_ms=0, priority=older.priority)
+        newer = _required(newer, older.priority)
     if newer.deadline is None and older.deadline is not None:
         newer = replace(newer, deadline=older.deadline)
     return newer
+
+
+def _required(op: Edit, priority: int | None) -> Edit:
+    """An optional edit that carries a required state's change: sent now, unheld, in
+    `priority`'s class (None: its kind's)."""
+    return replace(op, optional=False, hold_ms=0, priority=priority)
 
 
 def merge_sends(lane: list[Pending]) -> list[Pending]:
