@@ -229,3 +229,36 @@ async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn
         await h.until(lambda: turn_tail not in first.text, 15)
         assert turn_tail in sim.last(group).text
         assert not sim.flood_refusals(group)
+
+
+async def test_the_next_player_is_asked_only_once_the_group_shows_the_turn_before(
+    redis_server_url: str,
+) -> None:
+    # The game's share of the group's minute is spent (filled here at once), so the
+    # Income's story waits for room. The next player is not asked to move meanwhile (the
+    # table would not show what happened before their turn); once the group shows it,
+    # their prompt follows, after it.
+    group = -100960
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(3, first_id=9950)
+        game_id = await open_and_start(h, users, group=group)
+        await h.delivered(game_id)
+        await fill_window(h, group, group_caps(LIMIT)[NOW])
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)
+        record = await h.record(game_id)
+        assert record is not None
+        mover = record.game().awaiting().players[0]
+        asked = len(sim.calls_to(mover, "sendMessage"))
+        await asyncio.sleep(2.5)  # sweeps come and go; the group's minute stays spent
+        assert income not in sim.text_of(group)
+        assert len(sim.calls_to(mover, "sendMessage")) == asked
+        assert not sim.with_buttons(mover)
+        await h.store.redis.delete(h.store.keys.chat_sends(group), h.store.keys.chat_pace(group))
+        await h.until(lambda: bool(sim.with_buttons(mover)), 15)
+        shown = next(c.at for c in sim.calls_to(group) if income in str(c.params.get("text")))
+        prompt = sim.calls_to(mover, "sendMessage")[asked]
+        assert shown <= prompt.at
+        assert not sim.flood_refusals(group)

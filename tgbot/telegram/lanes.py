@@ -7,6 +7,7 @@ clock); `sender.py` makes the calls."""
 from __future__ import annotations
 
 import datetime as dtm
+import itertools
 import json
 import time
 from dataclasses import dataclass, replace
@@ -202,6 +203,36 @@ def with_lane_priority(lane: list[Pending]) -> list[Pending]:
                 item.op = replace(item.op, priority=best)
         ranked.append(item)
     return ranked[::-1]
+
+
+def behind_the_table(lanes: dict[int, list[Pending]]) -> dict[int, list[Pending]]:
+    """The lanes as they may go now: a player's prompt queued no earlier than a change the
+    group has not shown yet waits, with what follows it in its lane, so that the game
+    never runs ahead of its table (a prompt's deadline counts from its delivery). What a
+    group may leave behind (a held or optional edit) holds nothing back."""
+    unshown = [
+        item.at
+        for chat, lane in lanes.items()
+        if chat < 0
+        for item in lane
+        if item.at is not None and not (is_held(item) or is_optional(item.op))
+    ]
+    if not unshown:
+        return lanes
+    since = min(unshown)
+    ready: dict[int, list[Pending]] = {}
+    for chat, lane in lanes.items():
+        if chat > 0:
+            lane = list(itertools.takewhile(lambda item: not _waits_for(item, since), lane))
+        if lane:
+            ready[chat] = lane
+    return ready
+
+
+def _waits_for(item: Pending, since: int) -> bool:
+    """Whether a private call is a prompt queued at or after the group's oldest unshown
+    change (one step queues the group's messages first)."""
+    return item.op.deadline is not None and (item.at or 0) >= since
 
 
 def thread_of(op: Op) -> int | None:

@@ -24,6 +24,7 @@ from . import outage
 from .keyboards import markup
 from .lanes import (
     Pending,
+    behind_the_table,
     fix_moment,
     from_lane,
     is_held,
@@ -222,9 +223,12 @@ class Sender:
     async def _drain(self, game_id: str) -> bool:
         """Deliver the queued messages, one lane per chat, the lanes side by side.
 
-        Order matters only within a chat, so a group held back by its 20-a-minute limit
-        does not hold back the players' prompts: its lane stops, the others go on, and its
-        messages wait in their lane, where later states of a message replace older ones.
+        Order matters within a chat: a group held back by its 20-a-minute limit stops
+        its lane, and its messages wait there, where later states of a message replace
+        older ones. Across chats only the game's order does: a player's prompt waits until
+        the group has shown what was queued before it (`behind_the_table`), so that
+        nobody is asked to act on a turn the table does not show yet; the players'
+        other messages (a closed prompt, a card told) go on.
         Each round reads a bounded head of every lane (`Outboxes.outbox_pass`) and removes
         what it delivered. Return whether anything was delivered.
         """
@@ -252,14 +256,15 @@ class Sender:
                         continue
                     lanes.setdefault(chat, []).append(item)
             known = dict(refs)
-            chats = list(lanes)
+            ready = behind_the_table(
+                {
+                    chat: with_lane_priority(merge_sends(latest_state(lane)))
+                    for chat, lane in lanes.items()
+                }
+            )
+            chats = list(ready)
             done = await asyncio.gather(
-                *(
-                    self._deliver_lane(
-                        game_id, with_lane_priority(merge_sends(latest_state(lanes[chat]))), refs
-                    )
-                    for chat in chats
-                )
+                *(self._deliver_lane(game_id, ready[chat], refs) for chat in chats)
             )
             for chat, (lane_done, _) in zip(chats, done, strict=True):
                 delivered.setdefault(chat, []).extend(lane_done)
