@@ -57,8 +57,10 @@ async def test_answers_at_the_table_only_by_those_who_may_answer(redis_server_ur
         assert answer["text"] == h.tr("You are not in this game.")
         record = await h.record(game_id)
         assert record is not None and record.game().version == version
-        # One passes: the message shows who may still answer, buttons still live.
-        assert others[0].first_name in waiting_line(h, message)
+        # Two may answer: nobody is named yet. One passes: the message names the last
+        # one who may still answer, buttons still live.
+        assert h.tr("⏳ Time to answer") in message.text
+        assert not any(u.first_name in message.text for u in others)
         await h.press(others[0], GROUP, message.message_id, pass_data)
         await h.delivered(game_id)
         assert message.keyboard

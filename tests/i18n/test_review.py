@@ -22,6 +22,7 @@ from tgbot.engine import (
     DecisionKind,
     Game,
     KeepCards,
+    Pass,
     TakeAction,
     Variant,
     view_of,
@@ -700,7 +701,6 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
     game, _ = Game.new([1, 2, 3], 1, keep_seating=True, first_player=1)
     game.apply(1, next(d for d in game.legal_decisions(1) if getattr(d, "action", None)
                        is Action.FOREIGN_AID))  # fmt: skip
-    view = view_of(game)
     names = {1: "ნინო", 2: "Levan", 3: "🤖 თამარი"}
 
     def shown(text: str) -> str:
@@ -708,11 +708,16 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
         assert at is not None
         return text[:at] + "16:34:56" + text[at:]
 
+    # While two may answer, nobody is named: the line asks.
+    asks = shown(tabletop.status_text(KA, view_of(game), names))
+    assert asks == "⏳ პასუხის დროა ⏰ 16:34:56-მდე"
+    game.apply(2, next(d for d in game.legal_decisions(2) if isinstance(d, Pass)))
+    view = view_of(game)
     assert shown(tabletop.status_text(KA, view, names)) == (
-        "⏳ პასუხს ველოდებით: Levan, 🤖 თამარი. ⏰ 16:34:56-მდე"
+        "⏳ პასუხს ველოდებით: 🤖 თამარი. ⏰ 16:34:56-მდე"
     )
     assert shown(tabletop.status_text(EN, view, names)) == (
-        "⏳ Waiting for: Levan, 🤖 თამარი. ⏰ until 16:34:56"
+        "⏳ Waiting for: 🤖 თამარი. ⏰ until 16:34:56"
     )
 
 

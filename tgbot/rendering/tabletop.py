@@ -198,15 +198,19 @@ def changed_seats(told: Sequence[ev.Event]) -> set[int]:
     return changed
 
 
-# Who may still answer a claim is named only once this few are left (and then each edit
-# that takes one off is sent): a longer list would change with every Pass, and an edit
-# held back under the group's limit would leave names on it that have answered.
-NAMED_ANSWERERS = 2
+# Who may still answer a claim is named only once this few are left: a longer list would
+# change with every Pass, and an edit held back under the group's limit would leave names
+# on it that have answered. One: the last answerer is named (an edit that may wait for
+# room), and no shown name ever has to come off before the window closes; naming two
+# cost a 6-player window one more edit a person must see, in a minute the game already
+# fills.
+NAMED_ANSWERERS = 1
 
 
 def status_text(t: Translator, view: PlayerView, names: Names, moment: bool = True) -> str:
     """Who must decide now, and (`moment`) until when: the moment is marked for the sender
-    (ui.take_moment). While more than two may answer a claim, nobody is named."""
+    (ui.take_moment). While more than `NAMED_ANSWERERS` may answer a claim, nobody is
+    named."""
     waiting = view.awaiting
     who = ", ".join(names.get(p, str(p)) for p in waiting.players)
     if waiting.kind is None:
