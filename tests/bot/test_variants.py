@@ -356,7 +356,8 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
         assert guide.variant_rules_text(en, Variant.REFORMATION) not in private
         # In a game: that game's variant (Inquisitor only here).
         await choose_variant(h, a, Variant.INQUISITOR, GROUP)
-        await open_and_start(h, [a, b])
+        game_id = await open_and_start(h, [a, b])
+        await h.delivered(game_id)  # the deal and the first prompt before the reply read
         await h.say(b_en, b.id, "/rules")
         private = h.sim.last(b.id).text
         for point in RULES_POINTS["en", Variant.INQUISITOR]:
