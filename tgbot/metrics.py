@@ -80,9 +80,12 @@ def count_api_call(url: str, status: int | None) -> None:
     API_CALLS.labels(method, outcome).inc()
 
 
-def observe_delivery(chat: int, kind: str, queued_ms: int | None, now_ms: int) -> None:
+def observe_delivery(
+    chat: int, kind: str, queued_ms: int | None, now_ms: int, optional: bool = False
+) -> None:
     """Record how long a message delivered to `chat` waited since its step queued it
-    (`kind`: its class in a group's minute, telegram/rate_limit.CLASS_NAMES)."""
+    (`kind`: its class in a group's minute, telegram/rate_limit.CLASS_NAMES; `optional`:
+    an edit its lane could leave behind, such as an older turn's tail)."""
     if queued_ms is not None:
         DELIVERY_LAG.observe(max(0, now_ms - queued_ms) / 1000)
 

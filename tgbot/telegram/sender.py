@@ -339,7 +339,8 @@ class Sender:
                 return delivered, err
             delivered += item.raws
             kind = CLASS_NAMES.get(op.rank, "?")
-            metrics.observe_delivery(op.chat, kind, item.at, int(time.time() * 1000))
+            now_ms = int(time.time() * 1000)
+            metrics.observe_delivery(op.chat, kind, item.at, now_ms, is_optional(op))
             # A prompt Telegram refused (403) starts its deadline all the same: nobody will
             # see it, and the game must not wait the delivery grace for them.
             if op.deadline is not None:
