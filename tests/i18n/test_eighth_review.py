@@ -1,0 +1,89 @@
+"""The eighth native reading of the Georgian (2026-12-02, a fresh reader), point 6: no
+"finishes the exchange" after an exchange the clock decided."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine.helpers import AM, CP, CT, A, D, stacked_game
+from tgbot.config import DEFAULT_LOCALES
+from tgbot.engine import Action, Game, Pass, TakeAction
+from tgbot.engine import events as ev
+from tgbot.rendering import history
+from tgbot.rendering.i18n import Catalogs
+from tgbot.service.plan import Edit, Send
+from tgbot.service.records import GameRecord, Seat, Timing
+from tgbot.service.step_messages import StepMessages
+
+CATALOGS = Catalogs(DEFAULT_LOCALES)
+KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
+NAMES = ["ნინო", "ლევანი", "თამარი"]
+GROUP = -1
+
+
+def record_for(lang: str, answers: str) -> GameRecord:
+    """Three players reading one language, in the group `GROUP`."""
+    seats = [Seat(pid, NAMES[pid - 1], lang) for pid in (1, 2, 3)]
+    record = GameRecord("g", GROUP, None, lang, 1, Timing(60, 30, 30, 30, 60, 2), players=seats)
+    record.answers = answers
+    return record
+
+
+def group_texts(
+    builder: StepMessages, record: GameRecord, game: Game, events: list[ev.Event]
+) -> list[str]:
+    """The texts the group is sent or shown by one step."""
+    ops = builder.build(record, game, events, now_ms=0).ops
+    return [op.text for op in ops if isinstance(op, Send | Edit) and op.chat == GROUP]
+
+
+def exchange_timed_out(lang: str) -> tuple[list[list[ev.Event]], list[str]]:
+    """Nino exchanges, the others let her, and her time to choose runs out: each step's
+    events, and what the group is sent or shown."""
+    game = stacked_game([(CP, A), (D, CT), (D, CT)], deck_top=(AM, D))
+    builder = StepMessages(CATALOGS, "coup_bot")
+    record = record_for(lang, "table")
+    steps: list[list[ev.Event]] = []
+    shown: list[str] = []
+    for decide in (
+        lambda: game.apply(1, TakeAction(Action.EXCHANGE)),
+        lambda: game.apply(2, Pass()),
+        lambda: game.apply(3, Pass()),
+        game.apply_timeout,
+    ):
+        steps.append(decide())
+        shown += group_texts(builder, record, game, steps[-1])
+    return steps, shown
+
+
+@pytest.mark.parametrize("lang", ["ka", "en"])
+def test_an_exchange_the_clock_decided_is_not_said_to_be_finished(lang: str) -> None:
+    """Point 6: the group reads the timeout ("keeps what they had"), and no "finishes the
+    exchange" after it, in the turn's message and in the game's log. The engine's events
+    stay as they are (stored games replay them)."""
+    t = CATALOGS.get(lang)
+    timed_out = t.gettext("⌛ {player} ran out of time and keeps what they had.").format(
+        player="ნინო"
+    )
+    finished = t.gettext("🔄 {actor} finishes the exchange.").format(actor="ნინო")
+    steps, shown = exchange_timed_out(lang)
+    assert [type(e) for e in steps[-1]][:3] == [
+        ev.DecisionTimedOut,
+        ev.ExchangeKept,
+        ev.ExchangeCompleted,
+    ]
+    assert any(timed_out in text for text in shown), shown
+    for text in shown:
+        assert finished not in text, text
+    log = history.public_log(t, steps, dict(enumerate(NAMES, 1)), "")
+    assert timed_out in log and finished not in log
+
+
+def test_an_exchange_chosen_in_time_is_still_finished() -> None:
+    """Point 6: only the clock's exchange loses the line; one chosen keeps it."""
+    game = stacked_game([(CP, A), (D, CT), (D, CT)], deck_top=(AM, D))
+    steps = [game.apply(1, TakeAction(Action.EXCHANGE)), game.apply(2, Pass())]
+    steps.append(game.apply(3, Pass()))
+    steps.append(game.apply(1, game.legal_decisions(1)[0]))  # a choice of her own
+    log = history.public_log(KA, steps, {1: "ნინო"}, "")
+    assert "🔄 ნინო ასრულებს გაცვლას." in log
