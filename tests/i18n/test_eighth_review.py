@@ -1,5 +1,6 @@
-"""The eighth native reading of the Georgian (2026-12-02, a fresh reader), point 6: no
-"finishes the exchange" after an exchange the clock decided."""
+"""The eighth native reading of the Georgian (2026-12-02, a fresh reader), points 6-8: no
+"finishes the exchange" after an exchange the clock decided, the table's "only the target
+may block" names the target, and two English wordings of /rules."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import pytest
 
 from tests.engine.helpers import AM, CP, CT, A, D, stacked_game
 from tgbot.config import DEFAULT_LOCALES
-from tgbot.engine import Action, Game, Pass, TakeAction
+from tgbot.engine import Action, Game, Pass, TakeAction, Variant
 from tgbot.engine import events as ev
-from tgbot.rendering import history
+from tgbot.rendering import guide, history
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.plan import Edit, Send
 from tgbot.service.records import GameRecord, Seat, Timing
@@ -87,3 +88,39 @@ def test_an_exchange_chosen_in_time_is_still_finished() -> None:
     steps.append(game.apply(1, game.legal_decisions(1)[0]))  # a choice of her own
     log = history.public_log(KA, steps, {1: "ნინო"}, "")
     assert "🔄 ნინო ასრულებს გაცვლას." in log
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("ka", "🛡 დაბლოკვა მხოლოდ სამიზნეს შეუძლია: ლევანი."),
+        ("en", "🛡 Only the target can block: ლევანი."),
+    ],
+    ids=["ka", "en"],
+)
+def test_the_table_is_told_who_may_block(lang: str, line: str) -> None:
+    """Point 7: Nino steals from Levani; the group's question over the answer buttons names
+    him as the one who may block."""
+    game = stacked_game([(CP, A), (D, CT), (D, CT)])
+    builder = StepMessages(CATALOGS, "coup_bot")
+    record = record_for(lang, "table")
+    shown = group_texts(builder, record, game, game.apply(1, TakeAction(Action.STEAL, 2)))
+    assert len(shown) == 1
+    assert line in shown[0].split("\n"), shown[0]
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_the_english_rules_reworded_and_the_georgian_kept(variant: Variant) -> None:
+    """Point 8: "If your time runs out on your turn" and "(its changes are at the end)" in
+    English; the Georgian reads as before; both still one Telegram message."""
+    en, ka = guide.rules_for(EN, variant), guide.rules_for(KA, variant)
+    assert "turn runs out" not in en and "what it changes is" not in en
+    assert "If your time runs out on your turn, you take Income" in en
+    assert "თუ სვლის დრო ამოგეწურა, შემოსავალს იღებ" in ka
+    assert ("(its changes are at the end)" in en) == variant.reformation
+    assert ("(ცვლილებები ბოლოშია)" in ka) == variant.reformation
+    if variant.reformation:
+        assert "(if your time runs out, against the next player" in en
+    for text in (en, ka):
+        units = len(text.encode("utf-16-le")) // 2
+        assert units <= 4096, (variant, units)
