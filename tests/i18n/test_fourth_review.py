@@ -144,7 +144,7 @@ def test_the_english_rules_word_order() -> None:
     """Point 11: "you must still", and a Coup "against" the next player."""
     text = guide.rules_for(EN, Variant.REFORMATION_INQUISITOR)
     assert "you must stage a Coup" in text and "still must" not in text
-    assert "a Coup (if your turn runs out, against the next player you may target)" in text
+    assert "a Coup (if your time runs out, against the next player you may target)" in text
     assert "a Coup against the next player" in guide.rules_for(EN, Variant.BASE)
     assert "Coup on the" not in text
     assert "a claim or block left unanswered counts as a pass" in text

@@ -27,7 +27,7 @@ KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
         (
             EN,
             "only the first challenge or block counts",
-            "(if your turn runs out, against the next player you may target)",
+            "(if your time runs out, against the next player you may target)",
             "say you have no face-down Duke",
         ),
     ],
@@ -47,7 +47,7 @@ def test_the_rules_of_the_reading(t: Translator, first: str, coup: str, duke: st
 def test_the_headers_and_lines_of_the_reading() -> None:
     """Items 4-10: what each line now says in Georgian."""
     expected = {
-        "🃏 This game's variant: {variant} (what it changes is at the end).": (
+        "🃏 This game's variant: {variant} (its changes are at the end).": (
             "🃏 ვარიანტი: {variant} (ცვლილებები ბოლოშია)."
         ),
         "🃏 Variant: {value}": "🃏 {value}",

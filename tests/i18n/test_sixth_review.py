@@ -24,12 +24,15 @@ def test_only_the_target_is_told_to_block_at_the_table() -> None:
     """Item 11: the group's question over Captain / Contessa blocks says who may block; a
     Foreign Aid block (anyone's) and a single responder's prompt do not."""
     steal = [Challenge(), Block(Character.CAPTAIN), Block(Character.AMBASSADOR), Pass()]
-    asked = ui.answers_question(KA, Window.ACTION, steal, 3)
-    assert asked == "🛡 დაბლოკვა მხოლოდ სამიზნეს შეუძლია.\nშეეწინააღმდეგებით, დაბლოკავთ თუ გაუშვებთ?"
-    assert ui.answers_question(EN, Window.ACTION, [Block(Character.CONTESSA), Pass()], 2) == (
-        "🛡 Only the target can block it.\nDo you block?"
+    asked = ui.answers_question(KA, Window.ACTION, steal, 3, "ნინო")
+    assert asked == (
+        "🛡 დაბლოკვა მხოლოდ სამიზნეს შეუძლია: ნინო.\nშეეწინააღმდეგებით, დაბლოკავთ თუ გაუშვებთ?"
+    )  # the eighth reading, item 7: the line names the target
+    contessa = [Block(Character.CONTESSA), Pass()]
+    assert ui.answers_question(EN, Window.ACTION, contessa, 2, "Nino") == (
+        "🛡 Only the target can block: Nino.\nDo you block?"
     )
-    assert "\n" not in ui.answers_question(KA, Window.ACTION, steal, 1)
+    assert "\n" not in ui.answers_question(KA, Window.ACTION, steal, 1, "ნინო")
     aid = [Block(Character.DUKE), Pass()]
     assert "\n" not in ui.answers_question(KA, Window.ACTION, aid, 3)
 

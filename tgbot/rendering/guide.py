@@ -165,24 +165,25 @@ def timeouts(t: Translator, variant: Variant) -> str:
     table is divided)."""
     if variant.inquisitor and variant.reformation:
         return t.gettext(
-            "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
-            "Income; a claim or block left unanswered counts as a pass; the card to turn face "
-            "up, or to show when examined, is picked at random; an exchange keeps your cards, "
-            "and an examined card stays with its owner. Let your turn run out too many times "
-            "in a row (the skipped-turns limit, /settings) and you are removed from the game."
+            "⏳ Every decision has a time limit (/settings). If your time runs out on your "
+            "turn, you take Income; a claim or block left unanswered counts as a pass; the card "
+            "to turn face up, or to show when examined, is picked at random; an exchange keeps "
+            "your cards, and an examined card stays with its owner. Let your turn run out too "
+            "many times in a row (the skipped-turns limit, /settings) and you are removed from "
+            "the game."
         )
     if variant.reformation:
         return t.gettext(
-            "⏳ Every decision has a time limit (/settings). If your turn runs out, you take "
-            "Income; a claim or block left unanswered counts as a pass; the card to turn face "
-            "up is picked at random, and an exchange keeps your cards. Let your turn run out "
-            "too many times in a row (the skipped-turns limit, /settings) and you are removed "
-            "from the game."
+            "⏳ Every decision has a time limit (/settings). If your time runs out on your "
+            "turn, you take Income; a claim or block left unanswered counts as a pass; the card "
+            "to turn face up is picked at random, and an exchange keeps your cards. Let your "
+            "turn run out too many times in a row (the skipped-turns limit, /settings) and you "
+            "are removed from the game."
         )
     if variant.inquisitor:
         return t.gettext(
-            "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
-            "take Income (with 10 or more coins, you stage a Coup against the next "
+            "⏳ Every decision has a time limit (/settings). If your time runs out on your "
+            "turn, you take Income (with 10 or more coins, you stage a Coup against the next "
             "player); a claim or block left unanswered counts as a pass; the card to turn "
             "face up, or to show when examined, is picked at random; an exchange keeps "
             "your cards, and an examined card stays with its owner. Let your turn run out "
@@ -190,8 +191,8 @@ def timeouts(t: Translator, variant: Variant) -> str:
             "removed from the game."
         )
     return t.gettext(
-        "⏳ Every decision has a time limit (/settings). If your turn runs out, you "
-        "take Income (with 10 or more coins, you stage a Coup against the next "
+        "⏳ Every decision has a time limit (/settings). If your time runs out on your "
+        "turn, you take Income (with 10 or more coins, you stage a Coup against the next "
         "player); a claim or block left unanswered counts as a pass; the card to turn "
         "face up is picked at random, and an exchange keeps your cards. Let your turn "
         "run out too many times in a row (the skipped-turns limit, /settings) and you "
@@ -240,7 +241,7 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
                 "card face up, and you still take the Reserve. An empty Reserve cannot be "
                 "embezzled.\n"
                 "With 10 or more coins you may not convert or embezzle: you must stage a Coup "
-                "(if your turn runs out, against the next player you may target)."
+                "(if your time runs out, against the next player you may target)."
             )
         )
     return "\n\n".join(parts)
@@ -256,7 +257,7 @@ def rules_for(t: Translator, variant: Variant) -> str:
     tail = variant_rules_text(t, variant)
     # Named first; Reformation's limits, told at the end, narrow lines of the rules above.
     head = (
-        t.gettext("🃏 This game's variant: {variant} (what it changes is at the end).")
+        t.gettext("🃏 This game's variant: {variant} (its changes are at the end).")
         if tail
         else t.gettext(
             "🃏 This game's variant: {variant} (what it changes: the deck, Steal, Exchange "

@@ -92,6 +92,13 @@ def story_lines(
     return [*story, *(line for e in worth_a_line(told) if (line := describe(e, t, names)))]
 
 
+def _target_name(view: PlayerView, names: Names) -> str | None:
+    """The name of the turn's target, as the story names them (None: the action has none)."""
+    if view.target is None:
+        return None
+    return names.get(view.target, str(view.target))
+
+
 def seed_line(t: Translator, table: Table) -> str:
     """The final message's line that reveals the shuffle's seed ("" before the end: the
     service gives the seed only once the game is over, and never for an older game that
@@ -252,7 +259,9 @@ class StepPlanner:
         if outcome.answer_options:
             options = outcome.answer_options
             kb = tabletop.answer_buttons(t, table.game_id, outcome.context, options, names)
-            question = ui.answers_question(t, waiting.window, options, len(waiting.players))
+            target = _target_name(public, names)
+            asked = len(waiting.players)
+            question = ui.answers_question(t, waiting.window, options, asked, target)
         if kb is not None:  # 👁 My cards and ⏳ More time ride on the answer buttons only
             more = bool(set(waiting.players) - table.more_time_used)
             kb = kb + self.table_rows(t, table.game_id, outcome.context, more)
@@ -375,16 +384,19 @@ class StepPlanner:
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
         waiting = game.awaiting()
+        public = view_of(game)
         kb: ui.Keyboard | None = None
         question = ""
         if answers_at is not None:
             kb = tabletop.answer_buttons(t, table.game_id, answers_at, options, names)
             more = bool(set(waiting.players) - table.more_time_used)
             kb += self.table_rows(t, table.game_id, answers_at, more)
-            question = ui.answers_question(t, waiting.window, options, len(waiting.players))
+            target = _target_name(public, names)
+            asked = len(waiting.players)
+            question = ui.answers_question(t, waiting.window, options, asked, target)
         lines = self._story(t, table, story, told)
         shown = deadline_ms is not None
-        text = tabletop.turn_message(t, view_of(game), names, lines, shown, question)
+        text = tabletop.turn_message(t, public, names, lines, shown, question)
         text, offset = ui.take_moment(text)
         at = Moment(offset, deadline_ms) if offset is not None and shown else None
         return Edit(table.chat, turn_ref, text, kb, optional=optional, moment=at)

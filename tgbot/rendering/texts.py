@@ -529,13 +529,20 @@ SILENT: frozenset[type[ev.Event]] = frozenset({ev.TurnStarted})
 
 def told(events: Sequence[ev.Event]) -> list[ev.Event]:
     """The events worth a line each: a knock-out after its player left (of their own accord
-    or for missed turns) is left out, since the leave's line has said they are gone."""
+    or for missed turns) is left out, since the leave's line has said they are gone; so is
+    the end of an exchange whose time ran out, since the timeout's line has said its player
+    keeps what they had ("finishes the exchange" after it reads as if they chose)."""
     left: set[int] = set()
+    timed_out: set[int] = set()
     out: list[ev.Event] = []
     for e in events:
         if isinstance(e, ev.PlayerLeft):
             left.add(e.player)
         elif isinstance(e, ev.PlayerEliminated) and e.player in left:
+            continue
+        elif isinstance(e, ev.DecisionTimedOut) and e.decision is DecisionKind.EXCHANGE:
+            timed_out.add(e.player)
+        elif isinstance(e, ev.ExchangeCompleted) and e.actor in timed_out:
             continue
         out.append(e)
     return out

@@ -105,11 +105,16 @@ ACTION_BUTTONS: dict[Action, Callable[[Translator], str]] = {
 
 
 def answers_question(
-    t: Translator, window: Window | None, options: Sequence[Decision], asked: int = 1
+    t: Translator,
+    window: Window | None,
+    options: Sequence[Decision],
+    asked: int = 1,
+    target: str | None = None,
 ) -> str:
     """The question the answers `options` reply to (a private prompt, or the group's
     turn message over its answer buttons, where a bare "🛡 with the Captain" needs it),
-    put to `asked` players: Georgian asks two or more in the plural."""
+    put to `asked` players: Georgian asks two or more in the plural. `target` is the name
+    of the action's target, told to two or more as the one who may block."""
     can_challenge = any(isinstance(d, Challenge) for d in options)
     can_block = any(isinstance(d, Block) for d in options)
     if window is Window.BLOCK_CHALLENGE:
@@ -121,12 +126,15 @@ def answers_question(
     else:
         question = t.ngettext("Do you block?", "Do you block?", asked)
     # Only Foreign Aid is blocked with the Duke, by anyone; every other block is the target's,
-    # and the buttons, shown to everyone at the table, do not say so. Said before the
-    # question, which stays right over the buttons.
-    if asked > 1 and any(
-        isinstance(d, Block) and d.character is not Character.DUKE for d in options
+    # and the buttons, shown to everyone at the table, do not say so: the line says whose it
+    # is. Said before the question, which stays right over the buttons.
+    if (
+        asked > 1
+        and target is not None
+        and any(isinstance(d, Block) and d.character is not Character.DUKE for d in options)
     ):
-        question = t.gettext("🛡 Only the target can block it.") + "\n" + question
+        only = t.gettext("🛡 Only the target can block: {target}.").format(target=target)
+        question = only + "\n" + question
     return question
 
 
