@@ -40,6 +40,19 @@ async def fill_window(h: Harness, group: int, share: int, ago_ms: int = 0) -> No
         assert taken
 
 
+async def income_in_a_spent_minute(
+    h: Harness, group: int, users: list[TgUser]
+) -> tuple[str, TgUser]:
+    """Start a game in the group, spend the game's share of its minute (at once), and let
+    the first mover take Income, whose story then waits for room: the game and its actor."""
+    game_id = await open_and_start(h, users, group=group)
+    await h.delivered(game_id)
+    await fill_window(h, group, group_caps(LIMIT)[NOW])
+    actor = next(u for u in users if h.sim.with_buttons(u.id))
+    await h.press_text(actor, actor.id, h.tr("💰 Income"))
+    return game_id, actor
+
+
 async def test_the_end_arrives_at_once_in_a_group_whose_minute_commands_spent(
     redis_server_url: str,
 ) -> None:
@@ -79,12 +92,7 @@ async def test_a_reply_arrives_at_once_in_a_group_whose_minute_the_game_spent(
     group = -100953
     sim = TelegramSim(group_flood_per_minute=20)
     async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
-        users = players(3, first_id=9800)
-        game_id = await open_and_start(h, users, group=group)
-        await h.delivered(game_id)
-        await fill_window(h, group, group_caps(LIMIT)[NOW])
-        actor = next(u for u in users if h.sim.with_buttons(u.id))
-        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        game_id, _ = await income_in_a_spent_minute(h, group, players(3, first_id=9800))
 
         async def queued() -> list[dict[str, Any]]:
             items = await h.store.outboxes.outbox_items(game_id)
@@ -241,12 +249,7 @@ async def test_the_next_player_is_asked_only_once_the_group_shows_the_turn_befor
     group = -100960
     sim = TelegramSim(group_flood_per_minute=20)
     async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
-        users = players(3, first_id=9950)
-        game_id = await open_and_start(h, users, group=group)
-        await h.delivered(game_id)
-        await fill_window(h, group, group_caps(LIMIT)[NOW])
-        actor = next(u for u in users if h.sim.with_buttons(u.id))
-        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        game_id, actor = await income_in_a_spent_minute(h, group, players(3, first_id=9950))
         income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)
         record = await h.record(game_id)
         assert record is not None
