@@ -440,23 +440,28 @@ class Sender:
             # modified" when they are there); only a retry makes this call.
             await self._edit_text(game_id, op, message_id, calls)
         else:
-            owed = self._owed_sent.setdefault(game_id, {})
-            message_id = owed.get(token)
+            # The lanes of one game run side by side: each keeps to its own entry here.
+            message_id = self._owed_sent.get(game_id, {}).get(token)
             if message_id is None:
                 message_id = await self._send_text(game_id, op, calls)
                 if message_id is None:
-                    if not owed:
-                        del self._owed_sent[game_id]
                     return
-                owed[token] = message_id
+                self._owed_sent.setdefault(game_id, {})[token] = message_id
             await self.store.outboxes.outbox_sent(game_id, token, ref_key(op), message_id)
-            del owed[token]
-            if not owed:
-                del self._owed_sent[game_id]
+            self._forget_sent(game_id, token)
             item.sent = message_id
         key = ref_key(op)
         if key:
             refs[key] = message_id
+
+    def _forget_sent(self, game_id: str, token: str) -> None:
+        """A send with buttons is recorded in Redis: this process owes nothing for it."""
+        owed = self._owed_sent.get(game_id)
+        if owed is None:
+            return
+        owed.pop(token, None)
+        if not owed:
+            del self._owed_sent[game_id]
 
     async def _show(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
