@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Iterator
 
@@ -57,3 +59,57 @@ def _print_tasks() -> None:
     for task in asyncio.all_tasks():
         print(task, file=sys.stderr)
         task.print_stack(file=sys.stderr)
+
+
+# Every test fails on an ERROR log line or a traceback (a record with exc_info, at any level)
+# that it did not expect: a whole game that logs its own failure and ends all the same must
+# not pass. A test that provokes one says so: @pytest.mark.expect_log("pattern", ...), each
+# a regular expression that the record's message (and its exception's text) must match.
+class _ErrorLines(logging.Handler):
+    """Keeps every record logged at ERROR or above, or carrying a traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.seen: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR or record.exc_info:
+            self.seen.append(record)
+
+
+def _record_text(record: logging.LogRecord) -> str:
+    text = f"{record.levelname} {record.name}: {record.getMessage()}"
+    if record.exc_info and record.exc_info[1] is not None:
+        err = record.exc_info[1]
+        text += f"\n{type(err).__name__}: {err}"
+    return text
+
+
+@pytest.fixture(autouse=True)
+def fail_on_unexpected_error_lines(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail the test on any ERROR line or traceback logged that its marker does not expect."""
+    marker = request.node.get_closest_marker("expect_log")
+    expected = [re.compile(p, re.S) for p in (marker.args if marker else ())]
+    catcher = _ErrorLines()
+    root = logging.getLogger()
+    root.addHandler(catcher)
+    try:
+        yield
+    finally:
+        root.removeHandler(catcher)
+    unexpected = [
+        _record_text(r)
+        for r in catcher.seen
+        if not any(p.search(_record_text(r)) for p in expected)
+    ]
+    if os.environ.get("TEST_ERROR_LINES_REPORT"):
+        with open(os.environ["TEST_ERROR_LINES_REPORT"], "a", encoding="utf-8") as out:
+            for line in unexpected:
+                out.write(f"{request.node.nodeid}\t{line[:300]!r}\n")
+        return
+    if unexpected:
+        pytest.fail(
+            f"{len(unexpected)} unexpected ERROR line(s) or traceback(s):\n"
+            + "\n".join(unexpected[:5]),
+            pytrace=False,
+        )

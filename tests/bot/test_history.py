@@ -8,6 +8,8 @@ import random
 import time
 from typing import Any
 
+import pytest
+
 from tests.store_probe import deadline_of
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.config import load_config
@@ -330,6 +332,7 @@ async def test_a_replay_is_the_game_everyone_saw_rebuilt_by_the_engine(
         assert h.sim.messages(stranger.id) == []
 
 
+@pytest.mark.expect_log(r"replay of game \w+ refused: game \w+ rebuilds to another result")
 async def test_a_record_that_does_not_replay_is_reported_not_shown(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         a, b = players(2)

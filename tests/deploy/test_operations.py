@@ -213,6 +213,7 @@ async def test_version(flag: str, tmp_path: Path) -> None:
     assert result.returncode == 0 and result.stdout.strip() == f"coup-bot {version('coup-bot')}"
 
 
+@pytest.mark.expect_log(r"a background loop has stopped: unhealthy")
 async def test_health_fails_when_a_background_loop_has_died(redis_server_url: str) -> None:
     from tgbot.bootstrap import Runtime
     from tgbot.config import Config

@@ -61,6 +61,16 @@ def policy(game: Game, player: int) -> Decision:
     return next((d for d in legal if isinstance(d, Pass)), legal[0])
 
 
+def error_lines(log: Path) -> list[str]:
+    """The lines of a bot process's log at ERROR or above, and every traceback's first."""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    return [
+        line
+        for line in lines
+        if " ERROR " in line or " CRITICAL " in line or line.startswith("Traceback")
+    ]
+
+
 class BotProcess:
     """The bot as a child process that can be killed and started again.
 
@@ -414,6 +424,9 @@ async def test_kill_9_at_many_points_loses_and_repeats_nothing(
             assert sorted(r.member for r in board) == sorted(str(u.id) for u in users)
             assert all(r.games == 1 for r in board)
         assert bot.kills >= KILLS_WANTED
+        # Killed at any point, the bot logs no ERROR line and no traceback when it starts
+        # again and finishes what the killed one left.
+        assert not error_lines(tmp_path / "bot.log"), error_lines(tmp_path / "bot.log")[:5]
         copies, pressed = await close_copies(h, finished)  # type: ignore[arg-type]
         print(
             f"\nkill -9: {bot.kills} kills over {len(finished)} games, all equal to their"

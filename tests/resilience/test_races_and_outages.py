@@ -6,6 +6,8 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
 from tests.bot.play import GROUP, first_income_press, open_and_start, play_to_end, players
 from tests.telegram_sim.harness import running_bot
 from tgbot.storage.embedded import EmbeddedRedis
@@ -52,6 +54,7 @@ async def test_two_processes_sharing_updates_finish_a_game(any_redis_url: str) -
         assert "🏆" in h.sim.text_of(GROUP)
 
 
+@pytest.mark.expect_log(r"not applied, storage unavailable")
 async def test_redis_outage_gives_5xx_and_the_bot_recovers(tmp_path: Path) -> None:
     server = EmbeddedRedis(tmp_path / "redis", persistent=True)
     url = server.start()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from tests.bot.play import GROUP, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import DEFAULT_PERSON_UPDATES_PER_10S
@@ -134,6 +136,7 @@ async def test_a_flood_of_presses_gets_one_notice_then_quiet(redis_server_url: s
         assert answer["text"] == h.tr("This button is not valid.")
 
 
+@pytest.mark.expect_log(r"not applied, Telegram unreachable: Bad Gateway")
 async def test_an_admin_check_telegram_cannot_answer_is_retried(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         admin = TgUser(6100, "Admin")

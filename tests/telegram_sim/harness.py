@@ -168,6 +168,10 @@ class Harness:
             connect(config.redis_url or "", cluster_url(config.redis_url)), Keys(config.key_prefix)
         )
         self.url = webhook_url
+        self.urls = [webhook_url]
+        # With several processes: each update goes to the next one in turn.
+        self.spread = False
+        self._next_url = itertools.count()
         self.http = http
         self.updates = Updates()
         self.catalogs = Catalogs(DEFAULT_LOCALES)
@@ -199,6 +203,8 @@ class Harness:
         """Deliver an update to the webhook (or to `url`), as Telegram would, running the
         method the response names."""
         headers = {} if secret is None else {"X-Telegram-Bot-Api-Secret-Token": secret}
+        if url is None and self.spread:
+            url = self.urls[next(self._next_url) % len(self.urls)]
         response = await self.http.post(url or self.url, json=update, headers=headers)
         _forward_webhook_reply(self.sim, response)
         return response
@@ -382,7 +388,7 @@ async def running_bot(
             urls.append(f"http://127.0.0.1:{port}{WEBHOOK_PATH}")
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
         harness = Harness(sim, urls[0], http, config)
-        harness.urls = urls  # type: ignore[attr-defined]
+        harness.urls = urls
         try:
             yield harness
         finally:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from telegram.error import NetworkError
+
 from .. import metrics
 from ..storage.keys import CHAT_OWNER_PREFIX
 from ..tasks import settle
@@ -36,8 +38,18 @@ class Deliveries:
         try:
             await self.sender.flush(owner)
         except Exception as err:  # the sweeper retries what stays queued
-            if not outage.STORAGE.failed(f"delivery of outbox {owner}", err):
-                log.exception("delivery of outbox %s failed; it stays queued", owner)
+            if outage.STORAGE.failed(f"delivery of outbox {owner}", err):
+                return
+            # Telegram away or slow (a 5xx, a timeout) is weather: one line. Anything else
+            # is a bug of ours, with its traceback.
+            away = isinstance(err, NetworkError)
+            log.log(
+                logging.WARNING if away else logging.ERROR,
+                "delivery of outbox %s failed; it stays queued: %s",
+                owner,
+                err,
+                exc_info=None if away else err,
+            )
         else:
             outage.STORAGE.working()
 
