@@ -14,8 +14,15 @@ from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
 from tgbot.service.plan import BUTTONS, NOW, REPLY, STATUS
 from tgbot.storage.keys import chat_owner
+from tgbot.storage.windows import GroupShare
 from tgbot.telegram.commands import help_text
-from tgbot.telegram.rate_limit import group_caps, group_pace, safe_group_limit
+from tgbot.telegram.rate_limit import (
+    group_caps,
+    group_pace,
+    group_share,
+    reply_slots,
+    safe_group_limit,
+)
 
 WRITES = ("sendMessage", "editMessageText")
 LIMIT = safe_group_limit(20)  # what the bot keeps to of Telegram's 20 a minute
@@ -28,16 +35,33 @@ def group_writes(sim: TelegramSim, group: int) -> int:
 
 async def window(h: Harness, group: int) -> int:
     """The group's messages and edits counted in its minute now (every process's)."""
+    keys = h.store.keys
+    return int(await h.store.redis.zcard(keys.chat_sends(group))) + int(
+        await h.store.redis.zcard(keys.chat_game_sends(group))
+    )
+
+
+async def replies_counted(h: Harness, group: int) -> int:
+    """The group's replies to commands counted in its minute now."""
     return int(await h.store.redis.zcard(h.store.keys.chat_sends(group)))
 
 
 async def fill_window(h: Harness, group: int, share: int, ago_ms: int = 0) -> None:
-    """Count messages in the group's minute, `ago_ms` ago, until it holds `share` (as
+    """Count game messages in the group's minute, `ago_ms` ago, until it holds `share` (as
     the sender counts them; at once, so that a test does not race the minute's clock)."""
     while await window(h, group) < share:
         at = int(time.time() * 1000) - ago_ms
-        taken, _ = await h.store.windows.take_chat(group, at, share, 60_000, 1, 0)
+        taken, _ = await h.store.windows.take_chat(
+            group, at, LIMIT, 60_000, 1, 0, share=GroupShare("game", cap=share)
+        )
         assert taken
+
+
+async def empty_window(h: Harness, group: int, pace: bool = True) -> None:
+    """Forget what the group's minute counted (and, with `pace`, when its next is due)."""
+    keys = h.store.keys
+    names = [keys.chat_sends(group), keys.chat_game_sends(group)]
+    await h.store.redis.delete(*names, *([keys.chat_pace(group)] if pace else []))
 
 
 async def income_in_a_spent_minute(
@@ -65,7 +89,7 @@ async def test_the_end_arrives_at_once_in_a_group_whose_minute_commands_spent(
         a, b = players(2, first_id=9500)
         await open_and_start(h, [a, b], group=group)
         onlooker = TgUser(9599, "Onlooker")
-        while await window(h, group) < group_caps(LIMIT)[REPLY]:
+        while await replies_counted(h, group) < reply_slots(LIMIT):
             await h.say(onlooker, group, "/help")
         for _ in range(3):  # these wait: the replies' share of the minute is spent
             assert (await h.post(h.message_update(onlooker, group, "/help"))).status_code == 200
@@ -183,8 +207,10 @@ async def test_a_fast_game_spends_the_group_s_minute_evenly(redis_server_url: st
         windows = h.store.windows
 
         async def take(at: int, cls: int) -> bool:
+            pace = interval if cls != REPLY else 0
+            share = group_share(LIMIT, cls)
             taken, _ = await windows.take_chat(
-                group, at, caps[cls], 60_000, 1, 0, interval, ahead[cls]
+                group, at, LIMIT, 60_000, 1, 0, pace, ahead.get(cls, 0), share
             )
             return bool(taken)
 
@@ -223,7 +249,7 @@ async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn
         first = sim.messages(group)[0]
         assert turn_tail in first.text
         # The start's messages, counted again half a minute ago:
-        await h.store.redis.delete(h.store.keys.chat_sends(group), h.store.keys.chat_pace(group))
+        await empty_window(h, group)
         await fill_window(h, group, group_caps(LIMIT)[BUTTONS], ago_ms=30_000)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
@@ -232,7 +258,7 @@ async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn
         assert sim.last(group) is not first
         assert turn_tail in first.text  # the older turn still says whose turn it was
         assert await outbox_head(h.store, game_id) is not None
-        await h.store.redis.delete(h.store.keys.chat_sends(group))  # the minute has room
+        await empty_window(h, group, pace=False)  # the minute has room
         # The sweep takes the line off once the group is not behind its pace.
         await h.until(lambda: turn_tail not in first.text, 15)
         assert turn_tail in sim.last(group).text
@@ -259,7 +285,7 @@ async def test_the_next_player_is_asked_only_once_the_group_shows_the_turn_befor
         assert income not in sim.text_of(group)
         assert len(sim.calls_to(mover, "sendMessage")) == asked
         assert not sim.with_buttons(mover)
-        await h.store.redis.delete(h.store.keys.chat_sends(group), h.store.keys.chat_pace(group))
+        await empty_window(h, group)
         await h.until(lambda: bool(sim.with_buttons(mover)), 15)
         shown = next(c.at for c in sim.calls_to(group) if income in str(c.params.get("text")))
         prompt = sim.calls_to(mover, "sendMessage")[asked]

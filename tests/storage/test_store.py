@@ -416,3 +416,34 @@ async def test_an_optional_state_folded_over_a_required_one_in_the_lane_stays_re
     await queue(Edit(group, "turn:4", "waiting for 1", None, 1200, optional=True))
     [_, status] = await read_back()
     assert isinstance(status.op, Edit) and status.op.optional and status.op.hold_ms == 1200
+
+
+async def test_a_group_s_replies_keep_their_own_slots_and_never_take_the_game_s(
+    store: Store,
+) -> None:
+    """The game's messages fill their share of a group's minute (15 of 18) and no more;
+    replies to commands then find their 3 slots, and take no more while the game has
+    messages in the minute; in a minute without the game's, replies may fill it. A reply
+    never moves the game's pace."""
+    from tgbot.storage.windows import GroupShare
+
+    game, reply = GroupShare("game", cap=15), GroupShare("reply", own=3)
+    group, now = -12, 50_000_000
+
+    async def take(at: int, share: GroupShare, pace: int = 0) -> int:
+        taken, _ = await store.windows.take_chat(group, at, 18, 60_000, 1, 0, pace, 0, share)
+        return taken
+
+    assert [await take(now + i, game) for i in range(16)] == [1] * 15 + [0]
+    assert [await take(now + 100 + i, reply) for i in range(4)] == [1, 1, 1, 0]
+    taken, wait = await store.windows.take_chat(group, now + 200, 18, 60_000, 1, 0, 0, 0, game)
+    assert taken == 0 and 59_000 < wait <= 60_000  # until the first game message leaves
+    # A minute later, with no game message in the window, replies may take all 18.
+    later = now + 200_000
+    assert [await take(later + i, reply) for i in range(19)] == [1] * 18 + [0]
+    # A reply keeps no pace and moves none: the game's next message is due at once.
+    quiet = later + 200_000
+    assert await take(quiet, reply) == 1
+    assert await take(quiet + 1, game, pace=4_000) == 1
+    assert await take(quiet + 2, reply) == 1
+    assert await take(quiet + 3, game, pace=4_000) == 0  # the game's own pace holds it

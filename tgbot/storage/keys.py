@@ -142,6 +142,11 @@ class Keys:
         """Sorted set: recent messages and edits sent to a chat (its rate window)."""
         return f"{self.prefix}:sends:{{rl:{chat_id}}}:window"
 
+    def chat_game_sends(self, chat_id: int) -> str:
+        """Sorted set: a group's recent messages and edits of its games (their share of its
+        rate window; the rest of its window is `chat_sends`)."""
+        return f"{self.prefix}:sends:{{rl:{chat_id}}}:game"
+
     def chat_hold(self, chat_id: int) -> str:
         """Set while Telegram asked the bot (with a 429) to wait before writing to a chat."""
         return f"{self.prefix}:sends:{{rl:{chat_id}}}:hold"

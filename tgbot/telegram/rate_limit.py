@@ -4,15 +4,16 @@ BaseRateLimiter, in place of its in-process AIORateLimiter).
 Three kinds of window, all sliding and shared through Redis:
 
 * a group's minute: at most `group_messages_per_minute` less a safety margin, counting
-  edits as Telegram does, spent by class (`rate_limit_args={"priority": c}`, service/plan's
-  NOW, REPLY, BUTTONS, STATUS; a call that names none is a direct answer, REPLY): a class
-  may fill the window only up to its cap (`group_caps`), so that the last slots of every
-  minute are kept for the classes above it, and spends it at a steady pace (`AHEAD`: a
-  few at once after a quiet spell, then one every few seconds), so that a fast game
-  never shuts the group for most of a minute. It is never waited for: a call that finds its
-  share full (or the group held after a 429) raises `WindowFull` at once, without asking
-  Telegram, so that an update handler never waits for a busy group and the outbox sender
-  defers that group's lane.
+  edits as Telegram does, in two shares: replies to commands keep a few slots of every
+  minute to themselves (`reply_slots`), and the game's messages share the rest by class
+  (`rate_limit_args={"priority": c}`, service/plan's NOW, BUTTONS, STATUS; a call that
+  names none is a direct answer, REPLY): a class may fill the game's share only up to its
+  cap (`group_caps`), so that the last slots are kept for the classes above it, and spends
+  it at a steady pace (`AHEAD`: a few at once after a quiet spell, then one every few
+  seconds), so that a fast game never shuts the group for most of a minute. It is never
+  waited for: a call that finds its share full (or the group held after a 429) raises
+  `WindowFull` at once, without asking Telegram, so that an update handler never waits
+  for a busy group and the outbox sender defers that group's lane.
 * a private chat's few seconds (about one message a second, a short burst allowed):
   waited for, briefly; a longer hold raises `WindowFull` too.
 
@@ -43,6 +44,7 @@ from telegram.ext import BaseRateLimiter
 
 from ..service.plan import BUTTONS, END, NOW, REPLY, STATUS
 from ..storage.store import Store
+from ..storage.windows import GroupShare
 
 log = logging.getLogger(__name__)
 
@@ -55,21 +57,21 @@ MAX_SHARDS = 4
 BOT_SPEND_MS = 200  # the bot's calls taken together are spent within this (counted ahead)
 CHAT_SPEND_MS = 250  # a chat's messages counted together are spent within this (ahead)
 BANKED_CHATS = 1_000  # past this many chats with counted messages left, the stale are dropped
-# Of a group's minute (18 of Telegram's 20), the slots each class leaves to those above it,
-# so that a group's window holds at most: 18 with the game's end, 17 with a reply to a
-# command, 15 with any other message a person must see now (a new turn message, a window
-# closing), 14 with an edit that changes buttons, 11 with an optional status edit. However
-# busy the game, a reply finds 2 slots its messages cannot take (an onlooker asking every
-# 20 s is answered at once; with 1, the second reply of a minute waited ~24 s behind the
-# game), and the end 1: its text, queued before the older messages' closing edits, rings
-# at once; its buttons follow when the minute frees a slot.
-RESERVED = {END: 0, REPLY: 1, NOW: 3, BUTTONS: 4, STATUS: 7}
-# And a group's minute is spent at a steady pace, one message every minute / the NOW cap
+# A group's minute (18 of Telegram's 20) has two shares: replies to commands keep
+# a sixth of every minute to themselves (3 of 18: an onlooker asking /help every 20 s is
+# answered at once and never takes a slot of the game's), and take more only in a minute
+# the game sent nothing; the game's messages share the rest (15), each class leaving so
+# many of those to the classes above it: 15 with any message a person must see now (a new
+# turn message, a verdict), 14 with an edit that changes buttons, 11 with an optional
+# status edit. The end may take the whole minute: its text rings at once.
+REPLY_SHARE = 6  # replies keep 1 / REPLY_SHARE of a group's minute
+RESERVED = {NOW: 0, BUTTONS: 1, STATUS: 4}
+# And the game's share is spent at a steady pace, one message every minute / the NOW cap
 # (4 s), each class going at most so many intervals ahead of it (a burst after a quiet
 # spell: 3 messages a person must see now, 2 edits with buttons; an optional edit only
 # when the group is not behind its pace at all), so that a fast game never spends the
 # whole minute in a few seconds and then waits out the rest of it, the group shut. A
-# reply and the end (rare, with slots of their own) are not held to it, but count in it.
+# reply and the end are not held to it: a reply never counts in it, the end does.
 AHEAD = {NOW: 2, BUTTONS: 1, STATUS: 0}
 CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
@@ -84,17 +86,33 @@ def safe_group_limit(per_minute: int) -> int:
     return max(1, per_minute - max(1, per_minute // 10))
 
 
+def reply_slots(limit: int) -> int:
+    """The slots of a group's minute (of `limit`) that replies to commands keep."""
+    return max(1, limit // REPLY_SHARE)
+
+
 def group_caps(limit: int) -> dict[int, int]:
-    """How full a group's window (of `limit`) each class may make it: the limit less what
-    it leaves to the classes above (at least one slot each)."""
-    return {c: max(1, limit - reserved) for c, reserved in RESERVED.items()}
+    """How full a group's window (of `limit`) each class may make its share: a game's
+    class its share less what it leaves to the classes above (at least one slot each);
+    a reply and the end the whole window."""
+    game = max(1, limit - reply_slots(limit))
+    caps = {c: max(1, game - reserved) for c, reserved in RESERVED.items()}
+    return caps | {END: limit, REPLY: limit}
+
+
+def group_share(limit: int, priority: int) -> GroupShare:
+    """The share of a group's minute a message of this class takes (see `reply_slots`)."""
+    if priority == REPLY:
+        return GroupShare("reply", own=reply_slots(limit))
+    return GroupShare("game", cap=group_caps(limit).get(priority, 1))
 
 
 def group_pace(limit: int) -> tuple[int, dict[int, int]]:
-    """A group's steady pace: ms between its messages, and how many ms ahead of it each
-    class may go (a reply or the end: a whole window, so only the caps hold them)."""
+    """A group's steady pace: ms between its game's messages, and how many ms ahead of it
+    each class may go (the end: a whole window, so only the caps hold it; a reply is
+    never held to it)."""
     interval = GROUP_WINDOW_MS // group_caps(limit)[NOW]
-    ahead = {c: AHEAD.get(c, GROUP_WINDOW_MS // interval) * interval for c in RESERVED}
+    ahead = {c: AHEAD.get(c, GROUP_WINDOW_MS // interval) * interval for c in (*RESERVED, END)}
     return interval, ahead
 
 
@@ -136,7 +154,6 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
     ) -> None:
         self.store = store
         self.group_limit = safe_group_limit(group_messages_per_minute)
-        self.group_caps = group_caps(self.group_limit)
         self.group_interval, self.group_ahead = group_pace(self.group_limit)
         self.private_limit = max(1, private_messages_per_second * PRIVATE_WINDOW_MS // 1000)
         queued = max(1, messages_per_second * QUEUED_SHARE_PERCENT // 100)
@@ -185,8 +202,9 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
 
     async def _chat_slot(self, chat: int, priority: int = REPLY, calls: int = 1) -> None:
         """Count a message to a chat; raise WindowFull rather than wait for a group. In a
-        group each class fills the window only up to its cap (`group_caps`); an optional
-        message (STATUS: an edit a newer one may replace) only what is left.
+        group a reply takes its own share, and each of the game's classes fills the game's
+        only up to its cap (`group_caps`); an optional message (STATUS: an edit a newer one
+        may replace) only what is left.
 
         With `calls` > 1 (this one and the next ones of a lane) to a private chat, the
         window counts up to that many at once, CHAT_SPEND_MS ahead, and the rest wait
@@ -200,16 +218,17 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                     self._chat_bank[chat] = (left - 1, until)
                 return
         group = chat < 0
-        limit = self.group_caps.get(priority, 1) if group else self.private_limit
+        limit = self.group_limit if group else self.private_limit
+        share = group_share(self.group_limit, priority) if group else None
         # A group's minute is counted one message at a time: a slot counted ahead and not
         # spent in time (a slow lane) would be lost to the group for a minute.
         want = 1 if group or optional else calls
         window = GROUP_WINDOW_MS if group else PRIVATE_WINDOW_MS
-        pace = self.group_interval if group else 0
+        pace = self.group_interval if group and priority != REPLY else 0
         ahead = self.group_ahead.get(priority, 0) if group else 0
         while True:
             taken, wait_ms = await self.store.windows.take_chat(
-                chat, _now_ms(), limit, window, want, CHAT_SPEND_MS, pace, ahead
+                chat, _now_ms(), limit, window, want, CHAT_SPEND_MS, pace, ahead, share
             )
             if taken:
                 if taken > 1:
