@@ -134,7 +134,9 @@ class EventHub:
             await self._pubsub.subscribe(*channels)
 
     async def _next(self) -> dict[str, Any] | None:
-        if self._sharded:
+        # Only a cluster's PubSub has get_sharded_message; one server's get_message gives
+        # the "smessage" of its SSUBSCRIBE channels too.
+        if self._sharded and self.cluster:
             got: dict[str, Any] | None = await self._pubsub.get_sharded_message(
                 ignore_subscribe_messages=True, timeout=LISTEN_POLL_S
             )
