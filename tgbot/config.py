@@ -16,6 +16,9 @@ DEFAULT_PERSON_UPDATES_PER_10S = 30
 DEFAULT_RECORD_DAYS = 30  # RECORD_DAYS: how long a finished game's record is kept
 DAY_S = 24 * 3600
 HIGHEST_PORT = 65535
+# A webhook secret is guessed by trying it (a wrong one costs a 403): 32 characters at least.
+MIN_SECRET_CHARS = 32
+MAX_SECRET_CHARS = 256  # Telegram's limit
 APP_PATH = "/app"  # where the webhook app serves the Mini App's page (tgbot/webapp/page.py)
 # BotFather's short name of a Mini App: 3-30 letters, digits and underscores.
 SHORT_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")
@@ -102,7 +105,8 @@ class Config:
     # that press at machine speed raise it.
     person_updates_per_10s: int = DEFAULT_PERSON_UPDATES_PER_10S
     startup_wait_s: int = 10  # how long a start keeps trying to reach Redis and Telegram
-    metrics_port: int = 0  # polling mode's /metrics port (0: none); webhook mode uses PORT
+    # The port of /metrics (0: none), apart from the public PORT in both modes.
+    metrics_port: int = 0
     record_days: int = DEFAULT_RECORD_DAYS  # how long a finished game's record is kept
     # How old a Mini App's signed initData may be (WEBAPP_AUTH_MAX_AGE, seconds).
     webapp_auth_max_age_s: int = 86400
@@ -111,6 +115,16 @@ class Config:
     # (`GET /app`). Neither set: no Mini App button anywhere (`mini_app_url`).
     webapp_short_name: str | None = None
     webapp_url: str | None = None
+    # The Mini App's event streams: how many one person may hold in one process (a new one
+    # ends their oldest), how many one process serves (more: 503), and how long one lasts
+    # (the page reconnects). A stream also ends when its initData expires.
+    webapp_streams_per_person: int = 3
+    webapp_streams_per_process: int = 500
+    webapp_stream_lifetime_s: int = 600
+    # Webhook mode: connections and requests served at once (uvicorn's limit_concurrency;
+    # more are answered 503), above the streams so that updates still get through.
+    max_connections: int = 1000
+    header_timeout_s: float = 10.0  # a connection's request headers must be in by then
 
     @property
     def mini_app_url(self) -> str | None:
@@ -200,10 +214,14 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
     secret = env.get("WEBHOOK_SECRET") or None
     if webhook_url and not secret:
         raise ConfigError("WEBHOOK_SECRET must be set when WEBHOOK_URL is set")
-    if (secret and not all(c.isalnum() or c in "_-" for c in secret)) or (
-        secret and not 1 <= len(secret) <= 256
+    if secret and (
+        not all(c.isascii() and (c.isalnum() or c in "_-") for c in secret)
+        or not MIN_SECRET_CHARS <= len(secret) <= MAX_SECRET_CHARS
     ):
-        raise ConfigError("WEBHOOK_SECRET may hold only A-Z, a-z, 0-9, _ and - (1-256 chars)")
+        raise ConfigError(
+            f"WEBHOOK_SECRET must be {MIN_SECRET_CHARS}-{MAX_SECRET_CHARS} characters of "
+            "A-Z, a-z, 0-9, _ and - (make one with: openssl rand -hex 32)"
+        )
     # Each default is written once, in the settings classes above.
     times, defaults = Deadlines(), Config(bot_token=token)
     level = env.get("LOG_LEVEL", defaults.log_level).upper()

@@ -17,12 +17,14 @@ from collections.abc import AsyncIterator, Callable, Generator
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+import h11
 import prometheus_client
 import uvicorn
 from starlette.applications import Starlette
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, ExtBot, TypeHandler
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .bootstrap import Runtime
 from .config import Config
@@ -37,6 +39,8 @@ log = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 GRACEFUL_SHUTDOWN_S = 30
+KEEP_ALIVE_S = 5  # an idle kept-alive connection is closed after this
+MAX_HEADER_BYTES = 16 * 1024  # a request line and its headers (a larger one: 400)
 CONCURRENT_UPDATES = 64  # polling mode: updates handled at once
 
 
@@ -100,6 +104,71 @@ def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
     return _app(config, lambda: holder["runtime"], lifespan)
 
 
+class _Protocol(H11Protocol):
+    """uvicorn's h11 connection, which closes a connection whose request line and headers
+    are not all in within `header_timeout_s` (uvicorn has no such limit: a client trickling
+    a header line now and then would hold its connection for ever)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Start the headers' clock."""
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._arm()
+
+    def handle_events(self) -> None:
+        """Stop the clock once a request's headers are in."""
+        super().handle_events()
+        if self.conn.their_state is not h11.IDLE and self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def on_response_complete(self) -> None:
+        """The next request's headers get the same time."""
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """No clock for a closed connection."""
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            timeout: float = self.config.header_timeout_s  # type: ignore[attr-defined]
+            self._header_timer = self.loop.call_later(timeout, self._headers_too_slow)
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
+def server_config(app: Starlette, config: Config, **more: Any) -> uvicorn.Config:
+    """uvicorn's configuration for the webhook app, with the limits a public listener needs:
+    connections and requests at once (503 beyond), headers in `config.header_timeout_s`, an
+    idle keep-alive closed after KEEP_ALIVE_S; request lines and headers of at most
+    MAX_HEADER_BYTES (h11)."""
+    server = uvicorn.Config(
+        app,
+        http=_Protocol,
+        limit_concurrency=config.max_connections,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        **more,
+    )
+    server.header_timeout_s = config.header_timeout_s  # type: ignore[attr-defined]
+    return server
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server, leaving the signals to `serve()` (which stops everything in order)."""
 
@@ -112,14 +181,7 @@ class _Server(uvicorn.Server):
 async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Event) -> None:
     config = runtime.config
     app = _app(config, lambda: runtime)
-    server = _Server(
-        uvicorn.Config(
-            app,
-            log_level=config.log_level.lower(),
-            lifespan="off",
-            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
-        )
-    )
+    server = _Server(server_config(app, config, log_level=config.log_level.lower(), lifespan="off"))
     await start_webhook(runtime)
     log.info("webhook mode: listening on %s:%s", config.listen_host, config.listen_port)
     served = asyncio.create_task(server.serve(sockets=[sock]))
@@ -178,19 +240,20 @@ async def serve(config: Config) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    if config.webhook_url:
-        sock = listen_socket(config.listen_host, config.listen_port)
-    else:
-        sock = None
-        if config.metrics_port:
-            metrics_sock = listen_socket(config.listen_host, config.metrics_port, "METRICS_PORT")
-            metrics_sock.close()  # free, so prometheus-client may bind it now
-            try:
-                prometheus_client.start_http_server(config.metrics_port, config.listen_host)
-            except OSError as err:
-                raise StartupError(
-                    f"METRICS_PORT {config.metrics_port}: {err.strerror}", CONFIG_EXIT
-                ) from None
+    sock = listen_socket(config.listen_host, config.listen_port) if config.webhook_url else None
+    # /metrics never on the public listener: on METRICS_PORT (meant for loopback or a
+    # private network), in both modes, or not at all.
+    if config.metrics_port:
+        metrics_sock = listen_socket(config.listen_host, config.metrics_port, "METRICS_PORT")
+        metrics_sock.close()  # free, so prometheus-client may bind it now
+        try:
+            prometheus_client.start_http_server(config.metrics_port, config.listen_host)
+        except OSError as err:
+            if sock is not None:
+                sock.close()
+            raise StartupError(
+                f"METRICS_PORT {config.metrics_port}: {err.strerror}", CONFIG_EXIT
+            ) from None
     try:
         async with Runtime.open(config) as runtime:
             if sock is not None:

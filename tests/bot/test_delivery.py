@@ -28,7 +28,7 @@ def writes_to(sim: TelegramSim, chat_id: int) -> list[str]:
 
 
 async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # Telegram's 20 a minute, counting edits: the lobby's joins are edits. The bot keeps to
     # 18 (a margin), of which replies take 3 while the game has messages in the minute, so
@@ -37,7 +37,7 @@ async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
     # meanwhile.
     group = -100900
     sim = TelegramSim(group_flood_per_minute=20)
-    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+    async with running_bot(any_redis_url, sim=sim, group_rate=20) as h:
         users = players(4, first_id=8000)
         await open_lobby(h, users, group=group)
         # The joins' newest list, an optional edit, goes when the group is not behind.
@@ -62,12 +62,12 @@ async def test_a_full_group_window_counts_edits_and_holds_back_only_that_group(
         assert not sim.flood_refusals(group)
 
 
-async def test_a_429_holds_the_chat_and_its_messages_follow_later(redis_server_url: str) -> None:
+async def test_a_429_holds_the_chat_and_its_messages_follow_later(any_redis_url: str) -> None:
     # Telegram asks the group to wait: the lane is deferred (not retried in a loop), the
     # hold is kept in Redis, and the message goes out once it is over.
     group = -100901
     sim = TelegramSim()
-    async with running_bot(redis_server_url, sim=sim) as h:
+    async with running_bot(any_redis_url, sim=sim) as h:
         sim.fail_next("sendMessage", 429, "Too Many Requests: retry after 1", group, 1, times=1)
         helper = TgUser(8200, "Helper")
         await h.say(helper, group, "/help")
@@ -79,14 +79,14 @@ async def test_a_429_holds_the_chat_and_its_messages_follow_later(redis_server_u
 
 
 async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # A basic group becomes a supergroup while its lobby, the replies to its commands and a
     # started game's messages are queued: Telegram answers each with migrate_to_chat_id.
     # The game, its settings and everything queued follow to the new chat, in order.
     old, new = -4200, -1004200
     sim = TelegramSim()
-    async with running_bot(redis_server_url, sim=sim) as h:
+    async with running_bot(any_redis_url, sim=sim) as h:
         users = players(3, first_id=8300)
         for u in users:
             await h.say(u, u.id, "/start")
@@ -117,11 +117,11 @@ async def test_a_group_that_became_a_supergroup_gets_its_backlog_there(
 
 
 async def test_a_player_who_blocks_the_bot_is_announced_once_when_an_edit_is_refused(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # The refused call is an edit (their question closing), not a new message: the group
     # is told all the same, and once. (A refused message: test_flows.py's blocked player.)
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         users = players(3, first_id=8400)
         await open_and_start(h, users, group=GROUP_EDIT)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
@@ -153,12 +153,12 @@ async def test_a_player_who_blocks_the_bot_is_announced_once_when_an_edit_is_ref
 
 
 async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
-    redis_server_url: str, caplog: pytest.LogCaptureFixture
+    any_redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Telegram cannot be reached for the group, so the lobby stays queued (with a TTL); the
     # game's record then expires: the sweep drops the outbox and says so, once.
     group = -100903
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         users = players(2, first_id=8500)
         for u in users:
             await h.say(u, u.id, "/start")
@@ -182,12 +182,12 @@ async def test_what_a_gone_game_still_had_queued_is_dropped_with_a_log_line(
 
 
 async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # Telegram answers 502 for the group over and over: the sweep tries again after 1 s,
     # then 2 s, then 4 s (not every second), and delivers once Telegram is back.
     group = -100904
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         helper = TgUser(8600, "Helper")
         h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group, times=4)
         await h.post(h.message_update(helper, group, "/help"))
@@ -199,11 +199,11 @@ async def test_an_outbox_telegram_keeps_failing_is_retried_with_back_off(
         assert gaps[2] >= 2.0 and gaps[3] >= 4.0, gaps
 
 
-async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(redis_server_url: str) -> None:
+async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(any_redis_url: str) -> None:
     # Telegram refuses to edit the lobby ("message can't be edited"): it still offers the
     # Join button, so it is sent again, and the next join edits the new one.
     group = -100905
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         users = players(3, first_id=8700)
         for u in users:
             await h.say(u, u.id, "/start")
@@ -226,11 +226,11 @@ async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(redis_server_
         assert h.sim.with_buttons(group)[-1].edits == 1
 
 
-async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_url: str) -> None:
+async def test_a_picker_edit_telegram_holds_is_answered_not_failed(any_redis_url: str) -> None:
     # Telegram answers the picker's edit in the presser's private chat with 429: the press
     # is answered ("Too fast"), not failed with a 503, and the hold is kept: the next press
     # within it does not even ask Telegram. (A handler never waits for a group's window.)
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         users = players(3, first_id=8800)
         await open_and_start(h, users, group=-100906)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
@@ -245,12 +245,12 @@ async def test_a_picker_edit_telegram_holds_is_answered_not_failed(redis_server_
 
 
 async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # The settings screen's edit is refused with migrate_to_chat_id: the change is kept
     # and moves to the new chat with the rest, and the press is answered (no error).
     old, new = -4300, -1004300
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         admin = TgUser(8900, "Admin")
         h.sim.admins.add((old, admin.id))
         await h.say(admin, old, "/settings")
@@ -265,14 +265,14 @@ async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
 
 
 async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # Telegram holds the group (a 429 on the lobby's first edit) while players join and
     # leave: each step queues an edit of the lobby. When the hold is over the group gets
     # one edit, with the latest list of players, and nothing is sent twice.
     group = -100907
     sim = TelegramSim(group_flood_per_minute=20)
-    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+    async with running_bot(any_redis_url, sim=sim, group_rate=20) as h:
         users = players(6, first_id=9000)
         for u in users:
             await h.say(u, u.id, "/start")
@@ -313,13 +313,13 @@ async def test_a_held_group_gets_only_the_latest_state_of_its_lobby(
 
 
 async def test_a_decision_s_time_counts_from_when_its_prompt_reached_telegram(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # Telegram takes two seconds to take each player's next message: the turn's three
     # seconds start only once the prompt got through, so the turn is not timed out early.
     slow, seconds = 2.0, 3
     fast = Deadlines(turn=seconds, response=60, lose_card=60, exchange=60, lobby=60)
-    async with running_bot(redis_server_url, fast) as h:
+    async with running_bot(any_redis_url, fast) as h:
         users = players(3, first_id=9100)
         game_id = await open_and_start(h, users, group=-100908)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
@@ -347,13 +347,13 @@ async def test_a_decision_s_time_counts_from_when_its_prompt_reached_telegram(
         assert timed_out - reached >= seconds - 0.01, timed_out - reached
 
 
-async def test_redis_refusing_writes_makes_no_message_go_out_twice(redis_server_url: str) -> None:
+async def test_redis_refusing_writes_makes_no_message_go_out_twice(any_redis_url: str) -> None:
     # Redis runs out of memory (noeviction: it refuses writes) while the lobby is on its
     # way to Telegram, so the lobby's message id cannot be recorded. The sweep sends
     # nothing again while Redis refuses; once it accepts writes again the lobby is known,
     # and the next join edits it rather than sending a second one.
     group = -100909
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         users = players(2, first_id=9200)
         for u in users:
             await h.say(u, u.id, "/start")

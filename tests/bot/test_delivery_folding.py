@@ -10,7 +10,7 @@ from tgbot.telegram import commands
 
 
 async def test_replies_queued_while_their_chat_is_delivered_arrive_once_each(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # Telegram answers this chat slowly, so its first reply's delivery is still running
     # when the next commands commit theirs: those are folded into the running delivery,
@@ -18,7 +18,7 @@ async def test_replies_queued_while_their_chat_is_delivered_arrive_once_each(
     sim = TelegramSim()
     person = TgUser(8600, "Slow")
     sim.delay("sendMessage", person.id, 0.5)
-    async with running_bot(redis_server_url, sim=sim) as h:
+    async with running_bot(any_redis_url, sim=sim) as h:
         responses = await asyncio.gather(
             *(h.post(h.message_update(person, person.id, "/help")) for _ in range(6))
         )

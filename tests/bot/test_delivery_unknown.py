@@ -128,11 +128,11 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
 
 
 async def test_a_copy_of_the_lobby_acts_while_current_and_is_closed_once_it_is_over(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     sim = TelegramSim()
     group = -100945
-    async with running_bot(redis_server_url, sim=sim) as h:
+    async with running_bot(any_redis_url, sim=sim) as h:
         users = players(3, first_id=9450)
         stranger = TgUser(9459, "Stranger")
         for u in [*users, stranger]:
@@ -179,13 +179,13 @@ async def test_a_copy_of_the_lobby_acts_while_current_and_is_closed_once_it_is_o
 
 
 async def test_a_stale_press_racing_the_edit_of_the_live_message_leaves_its_buttons(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     # A block opens new answers on the same turn message; before their edit lands, another
     # player presses the old window's Pass there. The press is refused as stale, but the
     # message is the one the game edits: its new buttons stay.
     group = -100955
-    async with running_bot(redis_server_url) as h:
+    async with running_bot(any_redis_url) as h:
         users = players(3, first_id=9550)
         game_id = await open_and_start(h, users, group)
         actor = next(u for u in users if h.sim.with_buttons(u.id))

@@ -34,6 +34,15 @@ def run_bot(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[
         ({"BOT_TOKEN": "nonsense"}, "BOT_TOKEN"),
         ({"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "http://plain"}, "WEBHOOK_URL"),
         ({"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.example"}, "WEBHOOK_SECRET"),
+        # A short secret is guessed by trying: 31 characters are refused, as is one.
+        (
+            {"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.example", "WEBHOOK_SECRET": "s" * 31},
+            "WEBHOOK_SECRET",
+        ),
+        (
+            {"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.example", "WEBHOOK_SECRET": "s"},
+            "WEBHOOK_SECRET",
+        ),
         ({"BOT_TOKEN": TOKEN, "PORT": "eighty"}, "PORT"),
         ({"BOT_TOKEN": TOKEN, "TURN_SECONDS": "1"}, "TURN_SECONDS"),
         ({"BOT_TOKEN": TOKEN, "REDIS_URL": "localhost:6379"}, "REDIS_URL"),

@@ -50,6 +50,7 @@ def _metric(text: str, name: str, **labels: str) -> float:
 async def test_webhook_mode_health_metrics_profile_and_a_redis_outage(tmp_path: Path) -> None:
     sim = TelegramSim()
     sim_port, redis_port, bot_port = free_port(), free_port(), free_port()
+    metrics_port = free_port()
     redis_server = redis_on_port(redis_port, tmp_path)
     log = tmp_path / "bot.log"
     async with serve(build_sim_app(sim), sim_port), httpx.AsyncClient(timeout=10) as http:
@@ -61,6 +62,7 @@ async def test_webhook_mode_health_metrics_profile_and_a_redis_outage(tmp_path: 
             WEBHOOK_SECRET=SECRET,
             LISTEN_HOST="127.0.0.1",
             PORT=str(bot_port),
+            METRICS_PORT=str(metrics_port),
             LOG_LEVEL="INFO",
         )
         bot = start_cli(env, tmp_path, log)
@@ -84,7 +86,9 @@ async def test_webhook_mode_health_metrics_profile_and_a_redis_outage(tmp_path: 
                 assert answer.status_code == 200
             await until(lambda: any(m.buttons() for m in sim.messages(GROUP)), what="the lobby")
             await asyncio.sleep(5.5)  # one round of the gauges loop
-            metrics = (await http.get(f"{base}/metrics")).text
+            # Never on the public listener: on METRICS_PORT only.
+            assert (await http.get(f"{base}/metrics")).status_code == 404
+            metrics = (await http.get(f"http://127.0.0.1:{metrics_port}/metrics")).text
             assert _metric(metrics, "coup_updates_total", kind="command") == 2
             assert _metric(metrics, "coup_steps_total", cause="command") == 1
             assert (

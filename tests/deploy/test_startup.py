@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.telegram_sim.harness import free_port, serve
+from tests.telegram_sim.harness import SECRET, free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.startup import CONFIG_EXIT, StartupError, redis_ready, safe_url
 
@@ -95,7 +95,7 @@ async def test_port_in_use(redis_server_url: str, tmp_path: Path) -> None:
             BOT_TOKEN=TOKEN,
             REDIS_URL=redis_server_url,
             WEBHOOK_URL="https://coup.example",
-            WEBHOOK_SECRET="s3cret",
+            WEBHOOK_SECRET=SECRET,
             LISTEN_HOST="127.0.0.1",
             PORT=str(taken.getsockname()[1]),
         )

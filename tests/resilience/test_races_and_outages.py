@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.bot.play import GROUP, first_income_press, open_and_start, play_to_end, players
-from tests.telegram_sim.harness import running_bot
+from tests.redis_server import binary_for_tests
+from tests.telegram_sim.harness import SECRET, running_bot
 from tgbot.storage.embedded import EmbeddedRedis
 
 
@@ -45,7 +46,7 @@ async def test_two_processes_sharing_updates_finish_a_game(any_redis_url: str) -
         original_post = h.post
         turn = iter(range(10**9))
 
-        async def spread(update: dict, secret: str | None = "test-secret_1"):  # type: ignore[no-untyped-def]
+        async def spread(update: dict, secret: str | None = SECRET):  # type: ignore[no-untyped-def]
             h.url = urls[next(turn) % 2]
             return await original_post(update, secret)
 
@@ -56,7 +57,7 @@ async def test_two_processes_sharing_updates_finish_a_game(any_redis_url: str) -
 
 @pytest.mark.expect_log(r"not applied, storage unavailable")
 async def test_redis_outage_gives_5xx_and_the_bot_recovers(tmp_path: Path) -> None:
-    server = EmbeddedRedis(tmp_path / "redis", persistent=True)
+    server = EmbeddedRedis(tmp_path / "redis", persistent=True, binary=binary_for_tests())
     url = server.start()
     try:
         async with running_bot(url) as h:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import json
 import socket
@@ -19,7 +20,7 @@ import uvicorn
 from tests.store_probe import outbox_head
 from tgbot.config import DEFAULT_LOCALES, Config, Deadlines
 from tgbot.rendering.i18n import Catalogs
-from tgbot.run import webhook_app
+from tgbot.run import server_config, webhook_app
 from tgbot.service.records import GameRecord
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
@@ -28,7 +29,7 @@ from tgbot.storage.store import Store
 from ..redis_server import cluster_url
 from .server import TelegramSim, build_sim_app
 
-SECRET = "test-secret_1"
+SECRET = "test-secret_1-of-32-characters-long"
 WEBHOOK_PATH = "/telegram"
 
 
@@ -40,18 +41,18 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def serve(app: Any, port: int) -> AsyncIterator[uvicorn.Server]:
-    """Run an ASGI app with uvicorn in this event loop."""
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=5,
-        )
-    )
+async def serve(
+    app: Any, port: int, bot_config: Config | None = None
+) -> AsyncIterator[uvicorn.Server]:
+    """Run an ASGI app with uvicorn in this event loop (the bot's app, given its
+    `bot_config`, with the limits production serves it with)."""
+    where: dict[str, Any] = {"host": "127.0.0.1", "port": port, "log_level": "warning"}
+    if bot_config is not None:
+        settings = server_config(app, bot_config, lifespan="on", **where)
+        settings.timeout_graceful_shutdown = 5
+    else:
+        settings = uvicorn.Config(app, lifespan="on", timeout_graceful_shutdown=5, **where)
+    server = uvicorn.Server(settings)
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
@@ -362,8 +363,10 @@ async def running_bot(
     hold_ms: int = 0,
     webapp_short_name: str | None = None,
     webapp_url: str | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Harness]:
-    """The simulated Telegram plus `instances` webhook processes' worth of the bot."""
+    """The simulated Telegram plus `instances` webhook processes' worth of the bot
+    (`settings`: more fields of its Config, by name)."""
     sim = sim or TelegramSim()
     sim_port = free_port()
     async with contextlib.AsyncExitStack() as stack:
@@ -381,10 +384,11 @@ async def running_bot(
             webapp_short_name,
             webapp_url,
         )
+        config = dataclasses.replace(config, **(settings or {}))
         urls = []
         for _ in range(instances):
             port = free_port()
-            await stack.enter_async_context(serve(webhook_app(config), port))
+            await stack.enter_async_context(serve(webhook_app(config), port, config))
             urls.append(f"http://127.0.0.1:{port}{WEBHOOK_PATH}")
         http = await stack.enter_async_context(httpx.AsyncClient(timeout=30))
         harness = Harness(sim, urls[0], http, config)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -27,7 +28,7 @@ def init_data(h: Harness, user: TgUser, token: str | None = None, age_s: int = 0
 
 def base_url(h: Harness, instance: int = 0) -> str:
     """The address of one bot process (its webhook URL without the path)."""
-    url: str = h.urls[instance]  # type: ignore[attr-defined]
+    url: str = getattr(h, "urls", [h.url])[instance]
     return url.removesuffix(h.config.webhook_path)
 
 
@@ -63,3 +64,43 @@ class Page:
             "request_id": request_id or uuid.uuid4().hex,
         }
         return await self.h.http.post(f"{self.base}/app/api/decide", json=body, headers=self.auth)
+
+    async def ticket(self, game: str) -> str:
+        """A single-use ticket for the game's event stream (asserting a 200)."""
+        response = await self.h.http.post(
+            f"{self.base}/app/api/ticket", params={"game": game}, headers=self.auth
+        )
+        assert response.status_code == 200, response.text
+        issued: str = response.json()["ticket"]
+        return issued
+
+    async def events_url(self, game: str, after: int = -1) -> str:
+        """The address of a new event stream of the game, its ticket in it."""
+        return f"{self.base}/app/api/events?ticket={await self.ticket(game)}&after={after}"
+
+
+async def follow(
+    h: Harness,
+    instance: int,
+    game_id: str,
+    after: int,
+    got: list[int],
+    open_: asyncio.Event,
+    reader: TgUser | None = None,
+) -> None:
+    """Follow the game's event stream on one process, noting each revision it sends
+    (`open_` set once it listens) until the stream ends."""
+    page = Page(h, reader or TgUser(999_000, "Reader"), instance)
+    async with h.http.stream("GET", await page.events_url(game_id, after)) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        event = None
+        async for line in response.aiter_lines():
+            if line == ": listening":
+                open_.set()
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: ") and event == "revision":
+                data = json.loads(line.removeprefix("data: "))
+                assert data["game"] == game_id
+                got.append(int(data["revision"]))

@@ -78,3 +78,10 @@ def test_signed_data_without_a_user_is_refused() -> None:
         validate(telegram_signed(no_user), TOKEN, 86400, NOW)
     with pytest.raises(AuthError, match="no user"):
         validate(telegram_signed(fields(user="{}")), TOKEN, 86400, NOW)
+
+
+def test_a_deeply_nested_signed_user_is_refused_not_a_crash() -> None:
+    """Only Telegram (or the token's holder) can sign it, but it must be a 401, not a 500."""
+    nested = '{"id": 42, "x": ' + "[" * 1200 + "]" * 1200 + "}"
+    with pytest.raises(AuthError, match="no user"):
+        validate(telegram_signed(fields(user=nested)), TOKEN, 86400, NOW)

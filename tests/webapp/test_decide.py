@@ -5,17 +5,15 @@ listening on another."""
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
 
 from tests.bot.play import GROUP, open_and_start, players
-from tests.telegram_sim.harness import Harness, running_bot
+from tests.telegram_sim.harness import running_bot
 
-from .client import Page, base_url, init_data
+from .client import Page, follow
 
 
-async def test_a_decision_applies_once_per_request_id(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url) as h:
+async def test_a_decision_applies_once_per_request_id(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url) as h:
         users = players(3)
         game_id = await open_and_start(h, users)
         record = await h.record(game_id)
@@ -50,29 +48,6 @@ async def test_a_decision_applies_once_per_request_id(redis_server_url: str) -> 
         assert late.status_code == 409
 
 
-async def _revisions(
-    h: Harness, instance: int, game_id: str, after: int, got: list[int], open_: asyncio.Event
-) -> None:
-    """Follow the game's event stream on one process, noting each revision it sends
-    (`open_` set once it listens)."""
-    tma = init_data(h, players(1)[0])
-    url = base_url(h, instance) + "/app/api/events"
-    params: dict[str, Any] = {"game": game_id, "tma": tma, "after": after}
-    async with h.http.stream("GET", url, params=params) as response:
-        assert response.status_code == 200
-        assert response.headers["content-type"].startswith("text/event-stream")
-        event = None
-        async for line in response.aiter_lines():
-            if line == ": listening":
-                open_.set()
-            if line.startswith("event: "):
-                event = line.removeprefix("event: ")
-            elif line.startswith("data: ") and event == "revision":
-                data = json.loads(line.removeprefix("data: "))
-                assert data["game"] == game_id
-                got.append(int(data["revision"]))
-
-
 async def test_a_press_on_one_process_reaches_a_page_on_another(any_redis_url: str) -> None:
     """On one server and on a Redis Cluster (sharded pub/sub on the game's slot)."""
     async with running_bot(any_redis_url, instances=2) as h:
@@ -82,7 +57,7 @@ async def test_a_press_on_one_process_reaches_a_page_on_another(any_redis_url: s
         assert record is not None
         got: list[int] = []
         listening = asyncio.Event()
-        listener = asyncio.create_task(_revisions(h, 1, game_id, record.rev, got, listening))
+        listener = asyncio.create_task(follow(h, 1, game_id, record.rev, got, listening))
         try:
             await asyncio.wait_for(listening.wait(), 10)
             actor_id = record.game().awaiting().players[0]
@@ -94,9 +69,7 @@ async def test_a_press_on_one_process_reaches_a_page_on_another(any_redis_url: s
             assert got[0] > record.rev  # nothing older than `after`
             # Reconnecting with an older revision hears the newest at once.
             again: list[int] = []
-            late = asyncio.create_task(
-                _revisions(h, 0, game_id, record.rev, again, asyncio.Event())
-            )
+            late = asyncio.create_task(follow(h, 0, game_id, record.rev, again, asyncio.Event()))
             await h.until(lambda: bool(again), timeout=10)
             assert again[0] >= new
             late.cancel()

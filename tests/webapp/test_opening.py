@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.bot.play import GROUP, open_and_start, players
-from tests.telegram_sim.harness import Harness, TgUser, running_bot
+from tests.telegram_sim.harness import SECRET, Harness, TgUser, running_bot
 from tests.telegram_sim.server import BOT_USERNAME, TelegramSim
 from tgbot.config import ConfigError, load_config
 
@@ -39,8 +39,8 @@ async def claim_tax(h: Harness, users: list[TgUser]) -> TgUser:
     return actor
 
 
-async def test_the_prompt_the_menu_and_the_group_open_the_mini_app(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url, webapp_short_name=SHORT_NAME) as h:
+async def test_the_prompt_the_menu_and_the_group_open_the_mini_app(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url, webapp_short_name=SHORT_NAME) as h:
         # Set once at start-up, for every private chat: the page on the user's own game.
         assert h.sim.menu_buttons == {
             None: {"type": "web_app", "text": h.tr("🃏 Table"), "web_app": {"url": PAGE}}
@@ -64,8 +64,8 @@ async def test_the_prompt_the_menu_and_the_group_open_the_mini_app(redis_server_
         assert not [c for c in h.sim.calls_to(GROUP) if c.status == 400]
 
 
-async def test_without_the_config_no_mini_app_button_appears(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url) as h:
+async def test_without_the_config_no_mini_app_button_appears(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url) as h:
         users = players(3)
         await open_and_start(h, users)
         assert [b for u in users for b in app_buttons(h, u.id)] == []  # the prompts
@@ -80,10 +80,10 @@ async def test_without_the_config_no_mini_app_button_appears(redis_server_url: s
 
 
 async def test_a_page_address_alone_gives_private_buttons_but_no_group_link(
-    redis_server_url: str,
+    any_redis_url: str,
 ) -> None:
     page = "https://cards.example.test/coup/app"
-    async with running_bot(redis_server_url, webapp_url=page) as h:
+    async with running_bot(any_redis_url, webapp_url=page) as h:
         assert h.sim.menu_buttons[None]["web_app"] == {"url": page}
         users = players(2)
         game_id = await open_and_start(h, users)
@@ -108,7 +108,7 @@ def test_the_mini_app_settings() -> None:
     env = {
         "BOT_TOKEN": "1:x",
         "WEBHOOK_URL": "https://bot.example.test/hook",
-        "WEBHOOK_SECRET": "s",
+        "WEBHOOK_SECRET": SECRET,
     }
     assert load_config(env).mini_app_url is None  # nothing set: no Mini App
     on = load_config({**env, "WEBAPP_SHORT_NAME": "coup"})

@@ -23,7 +23,7 @@ from tests.telegram_sim.harness import (
 )
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 
-from .client import init_data
+from .client import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = -100910
@@ -56,8 +56,8 @@ async def test_a_stopping_bot_ends_an_open_event_stream(
                 await h.say(ana, GROUP, "/newgame")
                 record = await h.record_of_chat(GROUP)
                 assert record is not None
-                params = {"game": record.id, "tma": init_data(h, ana)}
-                async with http.stream("GET", f"{base}/app/api/events", params=params) as stream:
+                url = await Page(h, ana).events_url(record.id)
+                async with http.stream("GET", url) as stream:
                     assert stream.status_code == 200
                     lines = stream.aiter_lines()
                     assert await anext(lines) == ": listening"

@@ -16,8 +16,8 @@ from tgbot.service.records import PLAYING, GameRecord, Seat, Timing
 from .client import Page, base_url, init_data
 
 
-async def test_a_player_sees_their_cards_and_the_table(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url) as h:
+async def test_a_player_sees_their_cards_and_the_table(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url) as h:
         users = players(3)
         game_id = await open_and_start(h, users)
         # The turn's deadline runs from the delivery of its prompt and of the group's turn
@@ -56,8 +56,8 @@ async def test_a_player_sees_their_cards_and_the_table(redis_server_url: str) ->
             assert shown["waiting_for"] == [next(p.first_name for p in users if p.id == actor)]
 
 
-async def test_a_spectator_sees_the_public_view_in_english(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url) as h:
+async def test_a_spectator_sees_the_public_view_in_english(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url) as h:
         users = players(2)
         game_id = await open_and_start(h, users)
         watcher = TgUser(555, "Watcher", "en")
@@ -82,8 +82,8 @@ async def test_a_spectator_sees_the_public_view_in_english(redis_server_url: str
         assert all(s["face_up"] == [] and s["face_down"] == 2 for s in shown["seats"])
 
 
-async def test_forged_tampered_or_expired_calls_are_refused(redis_server_url: str) -> None:
-    async with running_bot(redis_server_url) as h:
+async def test_forged_tampered_or_expired_calls_are_refused(any_redis_url: str) -> None:
+    async with running_bot(any_redis_url) as h:
         users = players(2)
         game_id = await open_and_start(h, users)
         url = base_url(h) + "/app/api/view"

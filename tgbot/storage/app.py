@@ -1,5 +1,6 @@
 """The Mini App's keys: its requests' answers (a decision applied once per request id),
-its per-person throttle, and the game channels its pages listen to (`EventHub`).
+its per-person throttle, its single-use stream tickets, and the game channels its pages
+listen to (`EventHub`).
 
 A game's new revisions are published by the commit that makes them (`GameTx.save`,
 SPUBLISH in the commit's script on the game's slot). One process keeps one sharded pub/sub
@@ -24,7 +25,11 @@ from .updates import count_in_window
 log = logging.getLogger(__name__)
 
 PENDING = "pending"
-REQUEST_TTL_S = 24 * 3600  # a page retries a decision within minutes; a day is plenty
+# A decision's request id is held this long while it is handled (a handling that died
+# frees it then), and an accepted decision's answer this long for the page's retries (a
+# page retries within seconds). A refused decision keeps nothing: a repeat is refused again.
+PENDING_TTL_S = 60
+REQUEST_TTL_S = 600
 LISTEN_POLL_S = 1.0  # how long one read of the channels waits before looking again
 RESTART_PAUSE_S = 0.5  # after the connection failed, before listening again
 RESET = -1  # told to every page when messages may have been missed: read the record
@@ -32,7 +37,7 @@ CLOSED = -2  # told to every page when the process stops: end the stream (the pa
 
 
 class AppStore:
-    """The Mini App's requests and throttle, and the process's `EventHub`."""
+    """The Mini App's requests, throttle and stream tickets, and the process's `EventHub`."""
 
     def __init__(self, redis: Any, keys: Keys) -> None:
         self.redis = redis
@@ -46,11 +51,13 @@ class AppStore:
         _, count = await pipe.execute()
         return int(count)
 
-    async def claim_request(self, user_id: int, request_id: str) -> dict[str, Any] | None:
-        """Take a request id for its first handling (None), or what its first handling
-        answered ({"pending": true} while it is still being handled)."""
-        key = self.keys.app_request(user_id, request_id)
-        if await self.redis.set(key, PENDING, nx=True, ex=REQUEST_TTL_S):
+    async def claim_request(
+        self, user_id: int, game_id: str, request_id: str
+    ) -> dict[str, Any] | None:
+        """Take a request id of a game for its first handling (None), or what its accepted
+        first handling answered ({"pending": true} while it is still being handled)."""
+        key = self.keys.app_request(user_id, game_id, request_id)
+        if await self.redis.set(key, PENDING, nx=True, ex=PENDING_TTL_S):
             return None
         stored = await self.redis.get(key)
         if stored is None or stored == PENDING:
@@ -58,14 +65,28 @@ class AppStore:
         answer: dict[str, Any] = json.loads(stored)
         return answer
 
-    async def answer_request(self, user_id: int, request_id: str, answer: dict[str, Any]) -> None:
-        """Keep what a request was answered, for its repeats."""
-        key = self.keys.app_request(user_id, request_id)
+    async def answer_request(
+        self, user_id: int, game_id: str, request_id: str, answer: dict[str, Any]
+    ) -> None:
+        """Keep what an accepted request was answered, for its repeats."""
+        key = self.keys.app_request(user_id, game_id, request_id)
         await self.redis.set(key, json.dumps(answer), ex=REQUEST_TTL_S)
 
-    async def forget_request(self, user_id: int, request_id: str) -> None:
-        """A request failed before it changed anything (storage away): it may come again."""
-        await self.redis.delete(self.keys.app_request(user_id, request_id))
+    async def forget_request(self, user_id: int, game_id: str, request_id: str) -> None:
+        """A request that changed nothing (refused, or storage away): it may come again."""
+        await self.redis.delete(self.keys.app_request(user_id, game_id, request_id))
+
+    async def issue_ticket(self, ticket: str, grant: dict[str, Any], ttl_s: int) -> None:
+        """Keep what a stream ticket grants for `ttl_s` seconds."""
+        await self.redis.set(self.keys.app_ticket(ticket), json.dumps(grant), ex=ttl_s)
+
+    async def take_ticket(self, ticket: str) -> dict[str, Any] | None:
+        """What a ticket grants, once (it is gone after); None if unknown or expired."""
+        stored = await self.redis.getdel(self.keys.app_ticket(ticket))
+        if stored is None:
+            return None
+        grant: dict[str, Any] = json.loads(stored)
+        return grant
 
 
 class EventHub:
@@ -134,7 +155,9 @@ class EventHub:
             await self._pubsub.subscribe(*channels)
 
     async def _next(self) -> dict[str, Any] | None:
-        if self._sharded:
+        # Only a cluster's PubSub has get_sharded_message; one server's get_message gives
+        # the "smessage" of its SSUBSCRIBE channels too.
+        if self._sharded and self.cluster:
             got: dict[str, Any] | None = await self._pubsub.get_sharded_message(
                 ignore_subscribe_messages=True, timeout=LISTEN_POLL_S
             )

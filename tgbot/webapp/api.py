@@ -3,6 +3,9 @@ the game's new revisions (Server-Sent Events), each call signed by Telegram (aut
 
 A second edge beside tgbot/telegram, calling the same service: a decision goes through the
 same press as the chat's button (`GameService.app_decide`), applied once per request id.
+The edge's own limits: a body read no further than 4 KB, event streams opened by a
+single-use ticket (no credential in a URL), a few per person and a bounded number per
+process, each ending at a lifetime and when its initData expires.
 """
 
 from __future__ import annotations
@@ -11,13 +14,16 @@ import asyncio
 import json
 import logging
 import re
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
 
 from ..config import Config
 from ..rendering import notices
@@ -34,37 +40,133 @@ API = "/app/api"
 THROTTLE_WINDOW_S = 10  # as for updates (telegram/handlers.py)
 HEARTBEAT_S = 15.0
 MAX_BODY_BYTES = 4096
+BODY_READ_S = 5.0  # a decision's few bytes come at once; a body slower than this is refused
+TICKET_TTL_S = 60  # a page opens its stream at once with its ticket
+STREAM_RETRY_AFTER_S = 30  # a full process: the page may try again (another process) then
 GAME_ID_SHAPE = re.compile(GAME_ID)
 REQUEST_ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+TICKET_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,64}")
 PENDING_WAITS = 30  # a repeat of a request still being handled waits this many times
 PENDING_WAIT_S = 0.1
+# Every API answer: never cached by anyone, never sniffed as another type.
+API_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
-def _error(status: int, reason: str) -> JSONResponse:
-    return JSONResponse({"error": reason}, status_code=status)
+def _error(status: int, reason: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": reason}, status_code=status, headers=headers)
+
+
+class _TooLarge(Exception):
+    """A body longer than MAX_BODY_BYTES."""
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, read no further than MAX_BODY_BYTES (else _TooLarge) and within
+    BODY_READ_S (else TimeoutError)."""
+    body = b""
+    async with asyncio.timeout(BODY_READ_S):
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise _TooLarge
+    return body
+
+
+def _declared_too_large(request: Request) -> bool:
+    declared = request.headers.get("content-length")
+    return declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES)
+
+
+@dataclass(eq=False)
+class _Stream:
+    """One open event stream of one person, and how to end it early."""
+
+    user_id: int
+    queue: asyncio.Queue[int] | None = None
+    ended: bool = False
+
+    def end(self) -> None:
+        """Make the stream end now (its page reconnects)."""
+        self.ended = True
+        if self.queue is not None:
+            self.queue.put_nowait(CLOSED)
+
+
+@dataclass
+class StreamLimits:
+    """The event streams one process holds: at most `per_person` of one person (a new one
+    ends their oldest: a page that lost its connection unnoticed is not locked out) and
+    `per_process` in all (more are refused)."""
+
+    per_person: int
+    per_process: int
+    open: dict[int, list[_Stream]] = field(default_factory=dict)
+    count: int = 0
+
+    def take(self, user_id: int) -> _Stream | None:
+        """A stream of the person, or None when the process holds all it may."""
+        if self.count >= self.per_process:
+            return None
+        mine = self.open.setdefault(user_id, [])
+        live = [s for s in mine if not s.ended]
+        for old in live[: max(0, len(live) - self.per_person + 1)]:
+            old.end()
+        stream = _Stream(user_id)
+        mine.append(stream)
+        self.count += 1
+        return stream
+
+    def release(self, stream: _Stream) -> None:
+        """The stream has ended."""
+        mine = self.open.get(stream.user_id, [])
+        if stream in mine:
+            mine.remove(stream)
+            self.count -= 1
+        if not mine:
+            self.open.pop(stream.user_id, None)
+
+
+class _EventStream(StreamingResponse):
+    """A StreamingResponse that frees its place in the limits however it ends (even when
+    its body never starts: the client went away first)."""
+
+    def __init__(self, body: AsyncIterator[str], limits: StreamLimits, stream: _Stream) -> None:
+        super().__init__(body, media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+        self._limits, self._stream = limits, stream
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Stream the body, then free the place."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._limits.release(self._stream)
 
 
 def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseRoute]:
     """The API's routes, for the one webhook app (`run._app`); `service` gives the process's
     one service, asked for at each request."""
+    limits = StreamLimits(config.webapp_streams_per_person, config.webapp_streams_per_process)
 
     def user_of(init_data: str) -> AppUser:
         return validate(init_data, config.bot_token, config.webapp_auth_max_age_s, time.time())
 
-    async def open_call(request: Request, init_data: str) -> Person | Response:
-        """The signed user (or the 401), counted for the throttle (or the 429)."""
-        try:
-            user = user_of(init_data)
-        except AuthError as err:
-            return _error(401, str(err))
-        count = await service().store.app.hit(user.id, THROTTLE_WINDOW_S)
+    async def counted(person: Person) -> Response | None:
+        """The 429 when the person calls too fast, counted for the throttle."""
+        count = await service().store.app.hit(person.id, THROTTLE_WINDOW_S)
         if count > config.person_updates_per_10s:
             return _error(429, "too fast")
-        return Person(user.id, user.name, user.language_code)
+        return None
 
-    def header_data(request: Request) -> str:
+    async def open_call(request: Request) -> tuple[Person, AppUser] | Response:
+        """The signed user of the `Authorization: tma <initData>` header (or the 401),
+        counted for the throttle (or the 429)."""
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
-        return value.strip() if scheme.lower() == "tma" else ""
+        try:
+            user = user_of(value.strip() if scheme.lower() == "tma" else "")
+        except AuthError as err:
+            return _error(401, str(err))
+        person = Person(user.id, user.name, user.language_code)
+        return await counted(person) or (person, user)
 
     def game_param(request: Request) -> str | None:
         game = request.query_params.get("game") or None
@@ -73,25 +175,31 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         return game
 
     async def view(request: Request) -> Response:
-        person = await open_call(request, header_data(request))
-        if isinstance(person, Response):
-            return person
+        called = await open_call(request)
+        if isinstance(called, Response):
+            return called
         game = game_param(request)
         if game == "":
             return _error(400, "bad game")
-        shown = await service().app_view(person, game)
+        shown = await service().app_view(called[0], game)
         if shown is None:
             return _error(404, "no game")
-        return JSONResponse(shown, headers={"Cache-Control": "no-store"})
+        return JSONResponse(shown)
 
     async def decide(request: Request) -> Response:
-        person = await open_call(request, header_data(request))
-        if isinstance(person, Response):
-            return person
-        body = await request.body()
+        if _declared_too_large(request):
+            return _error(413, "too large")  # before anything is read or checked
+        called = await open_call(request)
+        if isinstance(called, Response):
+            return called
+        person = called[0]
         try:
-            if len(body) > MAX_BODY_BYTES:
-                raise ValueError("too large")
+            body = await _read_body(request)
+        except _TooLarge:
+            return _error(413, "too large")
+        except TimeoutError:
+            return _error(408, "too slow")
+        try:
             data = json.loads(body)
             game, revision = str(data["game"]), data["revision"]
             code, request_id = str(data["decision"]), str(data["request_id"])
@@ -103,7 +211,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
             return _error(400, "bad request")
         store = service().store.app
         for _ in range(PENDING_WAITS):
-            before = await store.claim_request(person.id, request_id)
+            before = await store.claim_request(person.id, game, request_id)
             if before is None or not before.get("pending"):
                 break
             await asyncio.sleep(PENDING_WAIT_S)  # its first handling is still under way
@@ -114,32 +222,57 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         try:
             decided = await service().app_decide(person, game, revision, code)
         except BaseException:
-            await store.forget_request(person.id, request_id)  # it changed nothing: retry
+            await store.forget_request(person.id, game, request_id)  # it changed nothing
             raise
-        answer: dict[str, Any]
-        if decided.ok:
-            status, answer = 200, {"ok": True, "revision": decided.revision}
-        else:
+        if not decided.ok:
+            # Refused, nothing changed: nothing is kept (a repeat is refused again).
+            await store.forget_request(person.id, game, request_id)
             t = service().catalogs.get(decided.said.lang or "ka")
-            status = 403 if decided.forbidden else 409
-            answer = {"ok": False, "error": notices.say(t, decided.said)}
-        await store.answer_request(person.id, request_id, {"status": status, "body": answer})
-        return JSONResponse(answer, status_code=status)
+            refused = {"ok": False, "error": notices.say(t, decided.said)}
+            return JSONResponse(refused, status_code=403 if decided.forbidden else 409)
+        answer = {"ok": True, "revision": decided.revision}
+        await store.answer_request(person.id, game, request_id, {"status": 200, "body": answer})
+        return JSONResponse(answer)
 
-    async def events(request: Request) -> Response:
-        person = await open_call(request, request.query_params.get("tma", ""))
-        if isinstance(person, Response):
-            return person
+    async def ticket(request: Request) -> Response:
+        """A single-use ticket for one event stream of the game, so that no initData
+        travels in a URL (EventSource cannot send a header)."""
+        called = await open_call(request)
+        if isinstance(called, Response):
+            return called
+        person, user = called
         game = game_param(request)
         if not game:
             return _error(400, "bad game")
+        if await service().store.games.record(game) is None:
+            return _error(404, "no game")
+        issued = secrets.token_urlsafe(24)
+        grant = {"user": person.id, "game": game, "auth_date": user.auth_date}
+        await service().store.app.issue_ticket(issued, grant, TICKET_TTL_S)
+        return JSONResponse({"ticket": issued, "expires_in": TICKET_TTL_S})
+
+    async def events(request: Request) -> Response:
+        given = request.query_params.get("ticket", "")
+        grant = None
+        if TICKET_SHAPE.fullmatch(given):
+            grant = await service().store.app.take_ticket(given)
+        if grant is None:
+            return _error(401, "bad ticket")
+        game = str(grant["game"])
         try:
             after = int(request.query_params.get("after") or -1)
         except ValueError:
             return _error(400, "bad after")
+        # The stream ends when its initData could no longer open one, or at its lifetime.
+        ends_at = min(
+            time.time() + config.webapp_stream_lifetime_s,
+            int(grant["auth_date"]) + config.webapp_auth_max_age_s,
+        )
+        held = limits.take(int(grant["user"]))
+        if held is None:
+            retry = {"Retry-After": str(STREAM_RETRY_AFTER_S)}
+            return _error(503, "too many streams", retry)
         games = service().store.games
-        if await games.record(game) is None:
-            return _error(404, "no game")
 
         async def revision_now() -> int:
             raw = await games.record(game)
@@ -148,6 +281,9 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         async def stream() -> AsyncIterator[str]:
             last = after
             async with service().store.app.events.listen(game) as queue:
+                held.queue = queue
+                if held.ended:
+                    return
                 # Listening first, then reading: a revision committed in between is heard.
                 now, heard = await revision_now(), False
                 yield ": listening\n\n"
@@ -158,21 +294,21 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                         last = now
                         data = json.dumps({"game": game, "revision": now})
                         yield f"event: revision\ndata: {data}\n\n"
+                    left = ends_at - time.time()
+                    if left <= 0:
+                        return  # the page reconnects, with a new ticket
                     try:
-                        got = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+                        got = await asyncio.wait_for(queue.get(), min(HEARTBEAT_S, left))
                     except TimeoutError:
-                        yield ": heartbeat\n\n"
+                        if time.time() < ends_at:
+                            yield ": heartbeat\n\n"
                         continue
                     if got == CLOSED:
-                        return  # the process stops: the page reconnects, to another one
+                        return  # the process stops, or the person opened another: reconnect
                     heard = got != RESET
                     now = got if heard else await revision_now()
 
-        return StreamingResponse(
-            stream(),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        return _EventStream(stream(), limits, held)
 
     def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
         async def run(request: Request) -> Response:
@@ -181,8 +317,10 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
             except Exception as err:
                 if storage_error(err):
                     log.error("Mini App call failed, storage unavailable: %r", err)
-                    return _error(503, "unavailable")
-                raise
+                    response = _error(503, "unavailable")
+                else:
+                    raise
+            response.headers.update(API_HEADERS)
             return response
 
         return run
@@ -190,5 +328,6 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
     return [
         Route(f"{API}/view", guarded(view), methods=["GET"]),
         Route(f"{API}/decide", guarded(decide), methods=["POST"]),
+        Route(f"{API}/ticket", guarded(ticket), methods=["POST"]),
         Route(f"{API}/events", guarded(events), methods=["GET"]),
     ]

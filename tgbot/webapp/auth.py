@@ -29,6 +29,7 @@ class AppUser:
     name: str
     language_code: str | None
     start_param: str | None = None
+    auth_date: int = 0  # when Telegram signed it (epoch seconds)
 
 
 def secret_key(bot_token: str) -> bytes:
@@ -77,7 +78,7 @@ def validate(init_data: str, bot_token: str, max_age_s: int, now: float) -> AppU
     try:
         user = json.loads(fields["user"])
         user_id = user["id"]
-    except (KeyError, ValueError, TypeError):
+    except (KeyError, ValueError, TypeError, RecursionError):
         raise AuthError("no user") from None
     if type(user_id) is not int or not isinstance(user, dict):
         raise AuthError("no user")
@@ -89,4 +90,5 @@ def validate(init_data: str, bot_token: str, max_age_s: int, now: float) -> AppU
         name,
         lang if isinstance(lang, str) else None,
         fields.get("start_param") or None,
+        auth_date,
     )

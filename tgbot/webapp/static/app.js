@@ -103,11 +103,39 @@
     }
   }
 
-  function listen() {
+  function reconnect() {
+    // Reconnect ourselves, so that `after` is the last revision seen, not the first.
+    setTimeout(function () {
+      load();
+      listen();
+    }, retryMs);
+    retryMs = Math.min(retryMs * 2, 30000);
+  }
+  async function listen() {
     if (stream) stream.close();
+    stream = null;
+    // The stream's address carries a single-use ticket, never the initData (addresses end
+    // up in logs); a ticket is asked for with the initData in a header.
+    var ticket = null;
+    try {
+      var response = await fetch(api("ticket?game=" + encodeURIComponent(game)), {
+        method: "POST",
+        headers: auth,
+        cache: "no-store",
+      });
+      if (response.status === 401) {
+        problem(await reason(response)); // expired: only reopening the page helps
+        return;
+      }
+      if (response.ok) ticket = (await response.json()).ticket;
+    } catch (e) { /* offline: try again */ }
+    if (!ticket) {
+      reconnect();
+      return;
+    }
     var after = view ? view.revision : 0;
     stream = new EventSource(
-      api("events?game=" + encodeURIComponent(game) + "&tma=" + encodeURIComponent(initData) + "&after=" + after)
+      api("events?ticket=" + encodeURIComponent(ticket) + "&after=" + after)
     );
     stream.addEventListener("revision", function (event) {
       try {
@@ -121,14 +149,11 @@
       retryMs = 1000;
     };
     stream.onerror = function () {
-      // Reconnect ourselves, so that `after` is the last revision seen, not the first.
+      // The stream ended (its lifetime, the initData's expiry, the server stopping) or
+      // broke: a ticket is single-use, so ask for a new one.
       stream.close();
       stream = null;
-      setTimeout(function () {
-        load();
-        listen();
-      }, retryMs);
-      retryMs = Math.min(retryMs * 2, 30000);
+      reconnect();
     };
   }
 
