@@ -73,6 +73,10 @@ class _ErrorLines(logging.Handler):
         self.seen: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
+        # asyncio's "Unclosed client" is said when the garbage collector finds an object an
+        # earlier test left (a test that failed before closing it): not this test's line.
+        if record.name == "asyncio" and record.getMessage().startswith("Unclosed"):
+            return
         if record.levelno >= logging.ERROR or record.exc_info:
             self.seen.append(record)
 
