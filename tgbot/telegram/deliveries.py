@@ -6,13 +6,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from telegram.error import NetworkError
-
 from .. import metrics
 from ..storage.keys import CHAT_OWNER_PREFIX
 from ..tasks import settle
 from . import outage
-from .sender import Sender
+from .sender import Sender, log_undelivered
 
 log = logging.getLogger(__name__)
 
@@ -38,18 +36,12 @@ class Deliveries:
         try:
             await self.sender.flush(owner)
         except Exception as err:  # the sweeper retries what stays queued
-            if outage.STORAGE.failed(f"delivery of outbox {owner}", err):
-                return
-            # Telegram away or slow (a 5xx, a timeout) is weather: one line. Anything else
-            # is a bug of ours, with its traceback.
-            away = isinstance(err, NetworkError)
-            log.log(
-                logging.WARNING if away else logging.ERROR,
-                "delivery of outbox %s failed; it stays queued: %s",
-                owner,
+            log_undelivered(
+                f"delivery of outbox {owner}",
+                f"delivery of outbox {owner} failed; it stays queued",
                 err,
-                exc_info=None if away else err,
             )
+            return
         else:
             outage.STORAGE.working()
 

@@ -50,15 +50,23 @@ def _sweep_failed(game_id: str, failures: int, pause: float, err: Exception) -> 
     """Say that a sweep could not deliver a game's outbox: once per Redis outage (see
     outage.py); Telegram away or refusing (TimedOut, a 5xx and BadRequest are
     NetworkErrors) in one line, no traceback; anything else with its traceback."""
-    if outage.STORAGE.failed(f"outbox of game {game_id}", err):
+    log_undelivered(
+        f"outbox of game {game_id}",
+        f"outbox of game {game_id} not delivered yet ({failures} tries; next in {pause:.0f} s)",
+        err,
+    )
+
+
+def log_undelivered(source: str, what: str, err: Exception) -> None:
+    """Say that an outbox was not delivered: once per Redis outage; Telegram away or slow
+    (a NetworkError) in one WARNING line; anything else, a bug of ours, with its traceback."""
+    if outage.STORAGE.failed(source, err):
         return
     away = isinstance(err, NetworkError)
     log.log(
         logging.WARNING if away else logging.ERROR,
-        "outbox of game %s not delivered yet (%d tries; next in %.0f s): %s",
-        game_id,
-        failures,
-        pause,
+        "%s: %s",
+        what,
         err,
         exc_info=None if away else err,
     )
