@@ -31,9 +31,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tgbot.config import DEFAULT_LOCALES, Config
+from tgbot.contract import callbacks
 from tgbot.engine import DecisionKind
 from tgbot.rendering.i18n import Catalogs
-from tgbot.service import callbacks
 from tgbot.service.game_service import GameService, ServiceSettings
 from tgbot.service.results import Person
 from tgbot.storage.clients import Client, open_client

@@ -28,7 +28,7 @@ from tests.telegram_sim.harness import free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
-from tgbot.service.plan import Edit, Send
+from tgbot.contract.plan import Edit, Send
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys
 from tgbot.storage.plan import Writes

@@ -40,7 +40,10 @@ How it counts:
   outbox through the store); their modules are printed apart, so a sweep that delivered
   the press's messages instead of the press's own task would show.
 
-Run: `python bench/press_modules.py [--presses 3] [--modules] [--functions]`. To measure
+Run: `python bench/press_modules.py [--press income|challenge] [--presses 3] [--modules]
+[--functions]`. `--press challenge`: the first player claims Tax, and the other's Challenge
+press on the group's turn message is traced. Each press also prints how many times, before
+the HTTP answer, a game record was decoded and a game rebuilt from its stored state. To measure
 another commit, check it out in a worktree and run this file from its root (it puts the
 root it sits in first on sys.path; it prints which tgbot it traced). On 4df5cbf, the
 commit the outside architecture review of 2026-12-01 (b) traced, it gives that review's
@@ -92,6 +95,8 @@ class Press:
     )
     by_task: Counter[str] = field(default_factory=Counter)  # calls by the task's coroutine
     functions: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # (module, function) entered before the HTTP answer, times: decodes and rebuilds
+    answered: Counter[tuple[str, str]] = field(default_factory=Counter)
     request: asyncio.Task[Any] | None = None
     started: list[asyncio.Task[Any]] = field(default_factory=list)
     armed: bool = False
@@ -157,6 +162,8 @@ class Tracer:
         phase = "answer" if task is not None and task is press.request else "delivery"
         press.calls[phase].append((caller, ours[0]))
         press.functions[ours[0]][code.co_qualname] += 1
+        if phase == "answer":
+            press.answered[ours[0], code.co_qualname] += 1
         press.by_task["the request" if phase == "answer" else _coro_name(task)] += 1
 
 
@@ -200,15 +207,40 @@ def figures(calls: list[tuple[str | None, str]]) -> dict[str, Any]:
     }
 
 
-async def one_press(url: str, group: int, first_id: int) -> tuple[Press, Counter[str], float]:
-    """Trace one Income press; return it, the tgbot calls not counted, ms to the answer."""
+# What "a record decoded" and "a game rebuilt" are: the functions that do each.
+RECORD_DECODES = ("service/records", "GameRecord.from_dict")
+GAME_REBUILDS = ("engine/serial", "game_from_dict")
+
+
+async def challenge_press(h: Any, users: list[Any], group: int, game_id: str) -> dict[str, Any]:
+    """The first player claims Tax on their prompt; the update of the other pressing
+    Challenge on the group's turn message (answers at the table, the default)."""
+    actor = next(u for u in users if h.sim.with_buttons(u.id))
+    await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+    await h.delivered(game_id)
+    await h.until(lambda: bool(h.sim.with_buttons(group)))
+    turn_message = h.sim.with_buttons(group)[-1]
+    other = next(u for u in users if u != actor)
+    data = turn_message.button(h.tr("⚔️ Challenge"))["callback_data"]
+    return h.press_update(other, group, turn_message.message_id, data)  # type: ignore[no-any-return]
+
+
+async def one_press(
+    url: str, group: int, first_id: int, kind: str
+) -> tuple[Press, Counter[str], float]:
+    """Trace one press (Income or Challenge); return it, the tgbot calls not counted, ms to
+    the answer."""
     global press
     async with running_bot(url) as h:
         users = players(2, first_id=first_id)
         game_id = await open_and_start(h, users, group)
         await h.delivered(game_id)
         await asyncio.sleep(1.0)
-        _actor, update = first_income_press(h, users)
+        if kind == "challenge":
+            update = await challenge_press(h, users, group, game_id)
+            await asyncio.sleep(1.0)
+        else:
+            _actor, update = first_income_press(h, users)
         press = Press(armed=True)
         tracer = Tracer()
         loop = asyncio.get_running_loop()
@@ -242,6 +274,9 @@ def show(name: str, got: dict[str, Any], of: int | None = None) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--presses", type=int, default=3)
+    parser.add_argument(
+        "--press", choices=("income", "challenge"), default="income", help="which press to trace"
+    )
     parser.add_argument("--modules", action="store_true", help="list the modules of each press")
     parser.add_argument("--functions", action="store_true", help="and the functions entered")
     args = parser.parse_args()
@@ -253,13 +288,20 @@ async def main() -> None:
     seen: list[tuple[str, ...]] = []
     with redis_url() as url:
         for i in range(args.presses):
-            traced, elsewhere, took = await one_press(url, -(410_000 + i), 41_000 + i * 10)
+            traced, elsewhere, took = await one_press(
+                url, -(410_000 + i), 41_000 + i * 10, args.press
+            )
             phases = {p: figures(traced.calls[p]) for p in PHASES}
             whole = figures([c for p in PHASES for c in traced.calls[p]])
-            print(f"press {i + 1} (answered in {took:.0f} ms, traced):")
+            print(f"{args.press} press {i + 1} (answered in {took:.0f} ms, traced):")
             show("before the HTTP answer", phases["answer"])
             show("delivery", phases["delivery"])
             show("in all", whole, total)
+            print(
+                f"  before the HTTP answer: {traced.answered[RECORD_DECODES]} record decodes "
+                f"({'.'.join(RECORD_DECODES)}), {traced.answered[GAME_REBUILDS]} game rebuilds "
+                f"({'.'.join(GAME_REBUILDS)})"
+            )
             tasks = Counter(_coro_name(t) for t in traced.started)
             print(f"  tasks the press started: {dict(tasks)}")
             print(f"  calls into tgbot by task: {dict(traced.by_task)}")

@@ -60,11 +60,11 @@ from tests.telegram_sim.harness import (  # noqa: E402
 )
 from tests.telegram_sim.server import TelegramSim, build_sim_app  # noqa: E402
 from tgbot.config import DEFAULT_LOCALES, Config  # noqa: E402
+from tgbot.contract import callbacks  # noqa: E402
 from tgbot.engine import DecisionKind, Game, game_to_dict  # noqa: E402
 from tgbot.engine.events import ResponsePassed  # noqa: E402
 from tgbot.rendering.i18n import Catalogs  # noqa: E402
 from tgbot.rendering.texts import describe  # noqa: E402
-from tgbot.service import callbacks  # noqa: E402
 from tgbot.service.records import GameRecord  # noqa: E402
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 
 from tgbot.ai import choose
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.contract.plan import Edit, Send
+from tgbot.contract.steps import TURN_REF
 from tgbot.engine import Game, game_to_dict, view_of
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.history import History
-from tgbot.service.plan import Edit, Send
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages
-from tgbot.service.steps import TURN_REF
 
 CHAT = -100
 NAMES = ["Walter", "Carol", "ქეთი", "ნათია", "მარიამი", "გიორგი"]
@@ -38,7 +38,7 @@ class Sizes:
 
     last: list[tuple[int, int]] = field(default_factory=list)  # (lines, characters)
     every: list[tuple[int, int]] = field(default_factory=list)
-    tails_left: int = 0  # turn messages whose last state still says whose turn it is
+    tails_left: int = 0  # turn messages whose last state says "X to move" (never true later)
     buttons_left: int = 0  # turn messages whose last state still has buttons
 
 

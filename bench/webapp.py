@@ -1,5 +1,6 @@
-"""The Mini App's live targets (issue 29): a step reaching 200 open pages across two bot
-processes, and `GET /app/api/view` at a steady rate.
+"""The Mini App's live targets (issues 29 and 39): a step reaching 200 open pages across
+two bot processes, `GET /app/api/view` at a steady rate, what idle pages cost Redis, and
+the webhook beside 1,000 abusive event streams.
 
 Processes: a private redis-server, the simulated Bot API (bench/sim_server.py), two bots
 (tests/resilience/bot_process.py: the real webhook app under uvicorn, one key prefix) and
@@ -22,8 +23,27 @@ spectators the public view) at `--view-rate` a second for `--view-seconds` s, op
 the bot), to one process (`--view-processes 2`: alternately to both). Target: p99 <= 50 ms
 at 100/s.
 
-Run: `python bench/webapp.py [--pages 200 --games 20 --seconds 30 --view-rate 100]`.
-The ports are `--base-port` (the sim) and the next two (the bots).
+(c) Idle pages (issue 39), before (a)'s steps: the bots' Redis commands (INFO
+commandstats, less this generator's) over `--idle-seconds` s with no page open, then as
+long with the `--pages` pages open and no step: the difference per page and second.
+Target: about 0 (2 before issue 39, when the listener failed twice a second on Redis 7).
+
+(d) Streams abused (issue 39, `--abuse-streams N`, off by default), after (b): to one
+process, webhook updates (bench/webhook.py's tables: lobbies, then each game's next
+press) at `--webhook-rate` a second for `--abuse-seconds` s, open loop, alone; then the
+same again while N event streams are attempted by `--abuse-accounts` accounts (a ticket,
+then the stream, held until the bot ends it), spread over `--abuse-spread` s (0: all at
+once). The updates' latency, the attempts' outcomes, the process's RSS and file
+descriptors (sampled every 0.2 s) and its log's Traceback/ERROR/WARNING lines. Target:
+updates p99 <= 100 ms, no traceback, RSS bounded. The bots run tests/resilience/
+bot_process.py, whose throttle is off unless `--throttle N` (the bot's default: 30 a
+person in 10 s): without it every attempt reaches the stream limits.
+
+The Redis server is `--redis-server`, else REDIS_URL, else the tests' (`/usr/bin/
+redis-server`, Debian's Redis 7, when it is there); its version is printed.
+
+Run: `python bench/webapp.py [--pages 200 --games 20 --seconds 30 --view-rate 100]
+[--abuse-streams 1000]`. The ports are `--base-port` (the sim) and the next two (the bots).
 """
 
 from __future__ import annotations
@@ -41,9 +61,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from redis.asyncio import Redis
@@ -53,18 +74,23 @@ sys.path.insert(0, str(ROOT))
 
 from bench.webhook import (  # noqa: E402
     HEADERS,
+    CountingRedis,
+    Table,
+    bot_commands,
     command,
     load_average,
     percentile,
     policy,
     press,
+    rss_mb,
     spawn,
     stop,
     wait_up,
 )
-from tests.redis_server import redis_url  # noqa: E402
+from tests.redis_server import binary_for_tests, redis_url  # noqa: E402
 from tests.telegram_sim.harness import SECRET  # noqa: E402
-from tgbot.service import callbacks  # noqa: E402
+from tgbot.config import DEFAULT_PERSON_UPDATES_PER_10S  # noqa: E402
+from tgbot.contract import callbacks  # noqa: E402
 from tgbot.service.records import GameRecord  # noqa: E402
 from tgbot.storage.clients import connect  # noqa: E402
 from tgbot.storage.keys import Keys  # noqa: E402
@@ -75,6 +101,9 @@ TOKEN = "123456:TEST-token"  # bot_process's
 GRACE_S = 3.0  # after the fan-out phase, how long a late event may still come
 SETTLE_S = 120.0  # at most this long, before (b), for the bots' deliveries to drain
 PLAYERS = 3
+IDLE_SETTLE_S = 2.0  # (c): after the pages listen, before the window (their first notes)
+ABUSE_ACCOUNTS_FROM = 800_000  # (d)'s accounts' user ids
+ABUSE_TABLES_FROM = 50  # (d)'s webhook tables (bench/webhook.py's Table numbers)
 VIEW_CLIENTS, VIEW_CONNECTIONS = 25, 8  # (b)'s HTTP clients, and connections each
 
 
@@ -103,12 +132,20 @@ class Page:
     async def listen(self, http: httpx.AsyncClient, after: int) -> None:
         """Read the event stream until cancelled, noting each revision's arrival."""
         try:
-            # A single-use ticket first (the stream's URL carries no initData).
-            got = await http.post(
-                f"{self.base}/app/api/ticket",
-                params={"game": self.game},
-                headers={"Authorization": "tma " + init_data(self.user)},
-            )
+            # A single-use ticket first (the stream's URL carries no initData). Tried
+            # twice: a pooled connection idle past uvicorn's keep-alive (5 s, as after
+            # (c)'s first window) may be closed by the bot just as it is reused.
+            for tries_left in (1, 0):
+                try:
+                    got = await http.post(
+                        f"{self.base}/app/api/ticket",
+                        params={"game": self.game},
+                        headers={"Authorization": "tma " + init_data(self.user)},
+                    )
+                    break
+                except httpx.RemoteProtocolError:
+                    if not tries_left:
+                        raise
             if got.status_code != 200:
                 self.failed = f"ticket status {got.status_code}"
                 self.listening.set()
@@ -214,15 +251,29 @@ def summary(name: str, seconds: list[float]) -> None:
     )
 
 
+async def idle_commands(redis: CountingRedis, seconds: float) -> Counter[str]:
+    """The bots' Redis commands, by name, over `seconds` s in which this generator sends
+    nothing but the two INFOs (left out)."""
+    before = await bot_commands(redis)
+    await asyncio.sleep(seconds)
+    ran = await bot_commands(redis)
+    ran.subtract(before)
+    ran.pop("info", None)
+    return +ran
+
+
 async def fan_out(
     args: argparse.Namespace,
     http: httpx.AsyncClient,
     bots: list[str],
-    redis: Redis,
+    redis: CountingRedis,
     keys: Keys,
     games: dict[str, list[int]],
+    idle_base: Counter[str] | None,
 ) -> None:
-    """Phase (a): pages listen, steps are sent, each page's delay is measured."""
+    """Phase (a): pages listen, steps are sent, each page's delay is measured; with
+    `idle_base` (the bots' commands in an idle window with no page open), phase (c)
+    first: the same window with the pages open, before any step."""
     game_ids = list(games)
     pages = []
     for i in range(args.pages):
@@ -241,6 +292,20 @@ async def fan_out(
         f"{sum(1 for p in pages if p.base == bots[1])} on the two processes, "
         f"in {time.perf_counter() - opened:.1f} s; failed {len(failed)} {failed[:3]}"
     )
+    if idle_base is not None:
+        await asyncio.sleep(IDLE_SETTLE_S)
+        with_pages = await idle_commands(redis, args.idle_seconds)
+        per_s = [sum(c.values()) / args.idle_seconds for c in (idle_base, with_pages)]
+        per_page = (per_s[1] - per_s[0]) / len(pages)
+        extra = with_pages.copy()
+        extra.subtract(idle_base)
+        print(
+            f"(c) idle, no step, {args.idle_seconds:.0f} s each: the bots' Redis commands "
+            f"{per_s[0]:.2f}/s with no page open, {per_s[1]:.2f}/s with {len(pages)} open: "
+            f"{per_page:.3f} commands per idle page per second"
+        )
+        print(f"    by command, with pages: {dict(with_pages.most_common())}")
+        print(f"    by command, less no page: {dict((+extra).most_common())}")
     steps: list[Step] = []
     refused: dict[str, int] = {}
     busy: set[str] = set()
@@ -368,6 +433,184 @@ async def views(
     summary("(generator: sent late)", late)
 
 
+def log_lines(path: Path) -> Counter[str]:
+    """Tracebacks, ERROR and WARNING lines in a bot's log so far."""
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return Counter(
+        word
+        for line in text.splitlines()
+        for word in ("Traceback", "ERROR", "WARNING")
+        if word in line
+    )
+
+
+def open_fds(pid: int) -> int:
+    """How many file descriptors a process holds (its sockets among them)."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@dataclass
+class Webhook:
+    """(d)'s webhook load: tables (bench/webhook.py's) posting their next update at a
+    steady rate to one process, open loop, latency from each update's scheduled time."""
+
+    http: httpx.AsyncClient
+    url: str
+    tables: list[Table]
+    latencies: list[float] = field(default_factory=list)
+    statuses: Counter[int] = field(default_factory=Counter)
+    skipped: int = 0
+
+    def __post_init__(self) -> None:
+        self._updates = [t.updates() for t in self.tables]
+        self._busy: set[int] = set()
+        self._turn = 0
+
+    async def _one(self, i: int, due: float) -> None:
+        try:
+            _, _, update = await self._updates[i].__anext__()
+            try:
+                response = await self.http.post(self.url, json=update, headers=HEADERS)
+                status = response.status_code
+            except httpx.HTTPError:
+                status = 0
+            self.statuses[status] += 1
+            if status == 200:
+                self.latencies.append(time.perf_counter() - due)
+        finally:
+            self._busy.discard(i)
+
+    async def run(self, rate: float, seconds: float) -> None:
+        """Post updates at `rate` a second for `seconds` s (a slot with every table still
+        waiting for its answer is skipped, and counted)."""
+        self.latencies, self.statuses, self.skipped = [], Counter(), 0
+        started, running = time.perf_counter(), []
+        for k in range(int(rate * seconds)):
+            due = started + k / rate
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            idle = [i for i in range(len(self.tables)) if i not in self._busy]
+            if not idle:
+                self.skipped += 1
+                continue
+            i = idle[self._turn % len(idle)]
+            self._turn += 1
+            self._busy.add(i)
+            running.append(asyncio.create_task(self._one(i, due)))
+        await asyncio.gather(*running)
+
+
+async def abuse(
+    args: argparse.Namespace,
+    bots: list[str],
+    pids: list[int],
+    redis: Redis,
+    keys: Keys,
+    games: dict[str, list[int]],
+    logs: Path,
+) -> None:
+    """Phase (d): `--abuse-streams` event streams attempted by `--abuse-accounts` accounts
+    (a ticket, then the stream, held until the bot ends it) against one process, while
+    webhook updates come to the same process at `--webhook-rate`; first the same updates
+    alone, for comparison. The process's RSS and file descriptors are sampled."""
+    target, pid, log = bots[0], pids[0], logs / "bot0.log"
+    accounts = [ABUSE_ACCOUNTS_FROM + i for i in range(args.abuse_accounts)]
+    auth = {a: {"Authorization": "tma " + init_data(a)} for a in accounts}
+    game_ids = list(games)
+    attempts: Counter[str] = Counter()
+    held = {"now": 0, "most": 0, "ended by the bot": 0}
+    samples: list[tuple[float, float, int]] = []  # (RSS MB, fds) over time
+
+    async def sample() -> None:
+        while True:
+            samples.append((time.perf_counter(), rss_mb(pid), open_fds(pid)))
+            await asyncio.sleep(0.2)
+
+    no_pool = httpx.Limits(max_connections=args.abuse_streams + 10, max_keepalive_connections=50)
+    attack = httpx.AsyncClient(timeout=30, limits=no_pool)
+    http = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=100))
+
+    async def attempt(k: int, due: float) -> None:
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        account = accounts[k % len(accounts)]
+        try:
+            got = await attack.post(
+                f"{target}/app/api/ticket",
+                params={"game": game_ids[k % len(game_ids)]},
+                headers=auth[account],
+            )
+            if got.status_code != 200:
+                attempts[f"ticket {got.status_code}"] += 1
+                return
+            params = {"ticket": got.json()["ticket"], "after": "-1"}
+            url = f"{target}/app/api/events"
+            async with attack.stream("GET", url, params=params, timeout=None) as stream:
+                attempts[f"stream {stream.status_code}"] += 1
+                if stream.status_code != 200:
+                    return
+                held["now"] += 1
+                held["most"] = max(held["most"], held["now"])
+                try:
+                    async for _ in stream.aiter_lines():
+                        pass
+                    held["ended by the bot"] += 1
+                finally:
+                    held["now"] -= 1
+        except httpx.HTTPError as err:
+            attempts[type(err).__name__] += 1
+
+    tables = [Table(redis, keys, ABUSE_TABLES_FROM + n) for n in range(args.webhook_tables)]
+    webhook = Webhook(http, f"{target}/telegram", tables)
+    sampler = asyncio.create_task(sample())
+    lines_before = log_lines(log)
+    try:
+        await webhook.run(args.webhook_rate, 3)  # warm-up: the tables' lobbies
+        rss_before = rss_mb(pid)
+        await webhook.run(args.webhook_rate, args.abuse_seconds)
+        print(
+            f"(d) webhook updates alone, {args.webhook_rate:.0f}/s for "
+            f"{args.abuse_seconds:.0f} s to one process: statuses {dict(webhook.statuses)}, "
+            f"slots skipped {webhook.skipped}; RSS {rss_before:.1f} MB, fds {open_fds(pid)}"
+        )
+        summary("scheduled -> webhook answered", webhook.latencies)
+        started = time.perf_counter()
+        spread = args.abuse_spread
+        streams = [
+            asyncio.create_task(attempt(k, started + spread * k / args.abuse_streams))
+            for k in range(args.abuse_streams)
+        ]
+        await webhook.run(args.webhook_rate, args.abuse_seconds)
+        during = [s for s in samples if s[0] >= started]
+        rss_end, fds_end = rss_mb(pid), open_fds(pid)
+        still = held["now"]
+        for task in streams:
+            task.cancel()
+        await asyncio.gather(*streams, return_exceptions=True)
+        await attack.aclose()
+        await asyncio.sleep(3)
+        new_lines = log_lines(log)
+        new_lines.subtract(lines_before)
+        print(
+            f"(d) with {args.abuse_streams} streams attempted by {len(accounts)} accounts "
+            f"(over {spread:.0f} s, to the same process): attempts {dict(attempts)}; "
+            f"streams held at once at most {held['most']}, at the end {still}, ended by "
+            f"the bot {held['ended by the bot']}"
+        )
+        print(
+            f"    webhook updates: statuses {dict(webhook.statuses)}, slots skipped "
+            f"{webhook.skipped}; the bot's log: {dict(+new_lines) or 'nothing new'}"
+        )
+        summary("scheduled -> webhook answered", webhook.latencies)
+        print(
+            f"    RSS {rss_before:.1f} MB before, {max(s[1] for s in during):.1f} MB at most, "
+            f"{rss_end:.1f} MB at the end, {rss_mb(pid):.1f} MB 3 s after the attackers left; "
+            f"fds at most {max(s[2] for s in during)}, {fds_end} at the end, "
+            f"{open_fds(pid)} after"
+        )
+    finally:
+        sampler.cancel()
+        await http.aclose()
+
+
 async def settle(url: str, keys: Keys) -> None:
     """Wait until the bots have delivered every message the steps queued (Telegram's 30
     a second): (b) measures views, not views beside a backlog of deliveries."""
@@ -398,6 +641,29 @@ async def main() -> None:
     parser.add_argument("--base-port", type=int, default=27100)
     parser.add_argument("--skip-fan-out", action="store_true")
     parser.add_argument("--skip-views", action="store_true")
+    parser.add_argument(
+        "--idle-seconds", type=float, default=30, help="(c): each idle window; 0: no (c)"
+    )
+    parser.add_argument("--abuse-streams", type=int, default=0, help="(d): 0: no (d)")
+    parser.add_argument("--abuse-accounts", type=int, default=10)
+    parser.add_argument(
+        "--abuse-spread", type=float, default=10, help="(d): s the attempts are spread over"
+    )
+    parser.add_argument("--abuse-seconds", type=float, default=20, help="(d): each phase")
+    parser.add_argument("--webhook-rate", type=float, default=20, help="(d): updates a second")
+    parser.add_argument("--webhook-tables", type=int, default=20)
+    parser.add_argument(
+        "--throttle",
+        type=int,
+        default=0,
+        help="the bots' updates a person may send in 10 s (default: none, every call "
+        f"counts; the bot's own default is {DEFAULT_PERSON_UPDATES_PER_10S})",
+    )
+    parser.add_argument(
+        "--redis-server",
+        help="the redis-server to start (default: the tests', /usr/bin/redis-server when "
+        "there; REDIS_URL, if set, is used instead unless this is given)",
+    )
     parser.add_argument("--hold", type=float, default=0, help="keep it all up S s at the end")
     args = parser.parse_args()
     print(
@@ -418,7 +684,7 @@ async def main() -> None:
     sim_url = f"http://127.0.0.1:{sim_port}"
     bots = [f"http://127.0.0.1:{port}" for port in bot_ports]
     logs = Path(tempfile.mkdtemp(prefix="webapp-bench-"))
-    with redis_url() as url:
+    with redis_url(args.redis_server) as url:
         env = {
             **os.environ,
             "REDIS_URL": url,
@@ -428,11 +694,16 @@ async def main() -> None:
             "PTB_TIMEDELTA": "1",
             "BOT_LOG_LEVEL": "WARNING",
         }
+        if args.throttle:
+            env["PERSON_UPDATES_PER_10S"] = str(args.throttle)
         processes = [spawn(["bench/sim_server.py", str(sim_port)], env)]
         for i, port in enumerate(bot_ports):
             args_ = ["-m", "tests.resilience.bot_process", str(port)]
             processes.append(spawn(args_, env, str(logs / f"bot{i}.log")))
-        redis = Redis.from_url(url)
+        redis = cast(CountingRedis, CountingRedis.from_url(url))
+        version = (await redis.info("server"))["redis_version"]
+        server = args.redis_server or os.environ.get("REDIS_URL") or binary_for_tests()
+        print(f"Redis {version} ({server})")
         connections = args.pages + 2 * int(args.view_rate) + 50
         limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
         try:
@@ -442,11 +713,18 @@ async def main() -> None:
                     await wait_up(http, f"{base}/healthz")
                 games = await open_games(http, bots, redis, keys, args.games)
                 print(f"{len(games)} games started; bots' logs in {logs}")
+                idle_base = None
+                if args.idle_seconds and not args.skip_fan_out:
+                    await settle(url, keys)
+                    idle_base = await idle_commands(redis, args.idle_seconds)
                 if not args.skip_fan_out:
-                    await fan_out(args, http, bots, redis, keys, games)
+                    await fan_out(args, http, bots, redis, keys, games, idle_base)
                 if not args.skip_views:
                     await settle(url, keys)
                     await views(args, bots, [p.pid for p in processes[1:]], games)
+                if args.abuse_streams:
+                    pids = [p.pid for p in processes[1:]]
+                    await abuse(args, bots, pids, redis, keys, games, logs)
                 if args.hold:
                     print("holding:", bots, {g: ids[0] for g, ids in list(games.items())[:1]})
                     await asyncio.sleep(args.hold)
@@ -455,6 +733,8 @@ async def main() -> None:
             for process in reversed(processes):
                 with contextlib.suppress(Exception):
                     stop(process)
+    for i in range(len(bot_ports)):
+        print(f"bot{i}'s log: {dict(log_lines(logs / f'bot{i}.log')) or 'nothing logged'}")
     print(f"load after: {load_average()}")
 
 

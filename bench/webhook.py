@@ -64,8 +64,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.redis_server import redis_url  # noqa: E402
 from tests.telegram_sim.harness import SECRET, free_port  # noqa: E402
+from tgbot.contract import callbacks  # noqa: E402
 from tgbot.engine import Game  # noqa: E402
-from tgbot.service import callbacks  # noqa: E402
 from tgbot.service.records import GameRecord  # noqa: E402
 from tgbot.storage.keys import Keys  # noqa: E402
 from tgbot.telegram.rate_limit import GROUP_WINDOW_MS, safe_group_limit  # noqa: E402

@@ -219,13 +219,13 @@ def test_a_forged_import_is_caught() -> None:
 def test_a_leaf_keeps_its_own_rule() -> None:
     rules = rules_from_doc(
         "## The rooms\n\n| folder | job | may import |\n|---|---|---|\n"
-        "| `ai/` | a seat | `engine`, and `service/callbacks`; they import only `engine` |\n"
+        "| `ai/` | a seat | `engine`, and `contract/callbacks`; they import only `engine` |\n"
     )
-    assert rules["tgbot.ai"].allowed == {"tgbot.engine", "tgbot.service.callbacks"}
-    leaf, ai = TGBOT / "service" / "callbacks.py", TGBOT / "ai" / "player.py"
-    forged = "from . import core\nfrom ..engine import codes\n"
+    assert rules["tgbot.ai"].allowed == {"tgbot.engine", "tgbot.contract.callbacks"}
+    leaf, ai = TGBOT / "contract" / "callbacks.py", TGBOT / "ai" / "player.py"
+    forged = "from ..service import core\nfrom ..engine import codes\n"
     assert breaks(leaf, imports(leaf, forged), rules) == [
-        ("tgbot.service.callbacks", "tgbot.service.core", 1)
+        ("tgbot.contract.callbacks", "tgbot.service.core", 1)
     ]
-    forged = "from ..service import callbacks\nfrom ..service.core import ServiceCore\n"
+    forged = "from ..contract import callbacks\nfrom ..service.core import ServiceCore\n"
     assert breaks(ai, imports(ai, forged), rules) == [("tgbot.ai.player", "tgbot.service.core", 2)]

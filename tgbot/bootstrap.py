@@ -20,8 +20,9 @@ from telegram.request import HTTPXRequest
 
 from . import metrics
 from .config import Config
+from .contract.languages import DEFAULT_LANGUAGE
 from .rendering import app_links, profile
-from .rendering.i18n import DEFAULT_LANGUAGE, CatalogError, Catalogs
+from .rendering.i18n import CatalogError, Catalogs
 from .service.game_service import GameService, ServiceSettings
 from .startup import CONFIG_EXIT, UNREACHABLE_EXIT, StartupError, redis_ready, telegram_ready
 from .storage.embedded import EmbeddedRedis, EmbeddedRedisError, FolderInUse, NoRedisServer
@@ -139,7 +140,13 @@ class Runtime:
         async def prompt_delivered(game_id: str, context: int, seconds: int) -> None:
             await service.prompt_delivered(game_id, context, seconds)
 
-        sender = Sender(bot, store, on_migrated=migrated, on_prompt_delivered=prompt_delivered)
+        sender = Sender(
+            bot,
+            store,
+            on_migrated=migrated,
+            on_prompt_delivered=prompt_delivered,
+            app_first_ms=1000 * config.app_first_s,
+        )
         deliveries = Deliveries(sender)
         settings = ServiceSettings.from_config(config, bot.username)
         service = GameService(store, catalogs, settings, notify=deliveries.commit)

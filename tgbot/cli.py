@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from .config import DEFAULT_LOCALES
+from .contract.languages import DEFAULT_LANGUAGE, LANGUAGES
 from .engine import Variant
 from .engine.events import Event
-from .rendering.i18n import DEFAULT_LANGUAGE, LANGUAGES, CatalogError, Catalogs
+from .rendering.i18n import CatalogError, Catalogs
 from .rendering.texts import describe, told, variant_name
 from .simulation import simulate
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .contract.settings import TIMING_SETTINGS, Timing
 from .rendering.i18n import default_locales_dir
-from .service.settings import TIMING_SETTINGS, Timing
 
 DEFAULT_LOCALES = default_locales_dir()
 DEFAULT_PERSON_UPDATES_PER_10S = 30
@@ -29,7 +29,7 @@ class ConfigError(Exception):
 
 
 # The timing of new games (seconds per decision kind, the lobby's wait, the AFK limit):
-# its defaults and variables are the settings table's (`service/settings.py`).
+# its defaults and variables are the settings table's (`contract/settings.py`).
 Deadlines = Timing
 
 
@@ -98,8 +98,8 @@ class Config:
     messages_per_second: int = 30  # Telegram's overall limit (paid broadcasts allow 1000)
     private_messages_per_second: int = 1  # about Telegram's pace per private chat; tests raise it
     ai_pause_ms: tuple[int, int] = (1500, 3500)  # how long an AI player "thinks"
-    # How long an edit of the group's turn message that only says who may still answer
-    # waits for a newer one to replace it (answers come in bursts).
+    # How long an edit of the lobby's list of players waits for a newer one to replace it
+    # (joins come in bursts). The turn message has no such edit any more (issue 38).
     answer_edit_hold_ms: int = 1200
     # Updates one person may send in 10 s; more are answered briefly and dropped. Tests
     # that press at machine speed raise it.
@@ -121,6 +121,10 @@ class Config:
     webapp_streams_per_person: int = 3
     webapp_streams_per_process: int = 500
     webapp_stream_lifetime_s: int = 600
+    # Asked in the page first (APP_FIRST_SECONDS): a player whose page has its event stream
+    # open gets a new decision there, and its private prompt only this long after it was
+    # queued if they have not decided by then (at once when the page closes); 0: never held.
+    app_first_s: int = 5
     # Webhook mode: connections and requests served at once (uvicorn's limit_concurrency;
     # more are answered 503), above the streams so that updates still get through.
     max_connections: int = 1000
@@ -261,4 +265,5 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         ),
         webapp_short_name=webapp_short_name,
         webapp_url=webapp_url,
+        app_first_s=_int(env, "APP_FIRST_SECONDS", defaults.app_first_s, 0, 60),
     )

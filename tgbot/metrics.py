@@ -85,7 +85,7 @@ def observe_delivery(
 ) -> None:
     """Record how long a message delivered to `chat` waited since its step queued it
     (`kind`: its class in a group's minute, telegram/rate_limit.CLASS_NAMES; `optional`:
-    an edit its lane could leave behind, such as an older turn's tail)."""
+    an edit its lane could leave behind, such as an optional story state)."""
     if queued_ms is not None:
         DELIVERY_LAG.observe(max(0, now_ms - queued_ms) / 1000)
 

@@ -91,6 +91,7 @@ async def play_to_end(
             continue
         presses, idle = presses + 1, 0
         if only_humans:
+            # (A private prompt whose close a busy bot dropped answers "Already decided.")
             assert answer != out_of_date, "a button stayed live after its question closed"
     raise AssertionError("the game did not end")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import Deadlines
+from tgbot.contract.settings import SETTINGS, TIMING_SETTINGS, ChatSettings, Timing
 from tgbot.engine import Variant
 from tgbot.rendering.settings_screens import SETTING_LABELS
 from tgbot.rendering.ui import seconds_text
-from tgbot.service.settings import SETTINGS, TIMING_SETTINGS, ChatSettings, Timing
 
 from .play import GROUP
 

@@ -14,6 +14,7 @@ from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import Call, TelegramSim
 from tgbot.config import Deadlines
+from tgbot.contract import callbacks
 from tgbot.storage.keys import OUTBOX_TTL_S, chat_owner
 from tgbot.telegram.commands import help_text
 from tgbot.telegram.rate_limit import reply_slots, safe_group_limit
@@ -226,29 +227,46 @@ async def test_a_lobby_that_cannot_be_edited_any_more_is_sent_anew(any_redis_url
         assert h.sim.with_buttons(group)[-1].edits == 1
 
 
-async def test_a_picker_edit_telegram_holds_is_answered_not_failed(any_redis_url: str) -> None:
+async def test_a_picker_edit_telegram_holds_waits_in_the_outbox_and_ends_in_its_latest_state(
+    any_redis_url: str,
+) -> None:
     # Telegram answers the picker's edit in the presser's private chat with 429: the press
-    # is answered ("Too fast"), not failed with a 503, and the hold is kept: the next press
-    # within it does not even ask Telegram. (A handler never waits for a group's window.)
+    # was answered already (the handler only answers; the edit is the outbox's), the hold
+    # is kept, and when it is over the prompt shows its newest state (Back and the picker
+    # again, pressed meanwhile).
     async with running_bot(any_redis_url) as h:
         users = players(3, first_id=8800)
-        await open_and_start(h, users, group=-100906)
+        game_id = await open_and_start(h, users, group=-100906)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
+        prompt = h.sim.with_buttons(actor.id)[-1]
+        asked = prompt.text
         earlier = len(h.sim.calls_to(actor.id, "editMessageText"))
-        h.sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 30", actor.id, 30)
-        too_fast = h.tr("Too fast: wait a moment.")
-        for _ in range(2):
-            answer = await h.press_text(actor, actor.id, h.tr("🏴 Steal"))
-            assert answer.get("text") == too_fast
+        h.sim.fail_next("editMessageText", 429, "Too Many Requests: retry after 1", actor.id, 1)
+        steal = prompt.button(h.tr("🏴 Steal"))["callback_data"]
+        answer = await h.post(h.press_update(actor, actor.id, prompt.message_id, steal))
+        assert answer.status_code == 200 and "text" not in answer.json()
+        await h.until(lambda: len(h.sim.calls_to(actor.id, "editMessageText")) > earlier)
+        back = steal.rsplit(".", 1)[0] + "." + callbacks.BACK
+        for data in (back, steal):
+            answer = await h.post(h.press_update(actor, actor.id, prompt.message_id, data))
+            assert answer.status_code == 200 and "text" not in answer.json()
+        await h.delivered(game_id)
         edits = h.sim.calls_to(actor.id, "editMessageText")[earlier:]
-        assert [c.status for c in edits] == [429]
+        # The refused state is never sent again on its own: a newer one replaces it (one
+        # waiting for the private chat's window is sent, then the newest).
+        assert edits[0].status == 429 and edits[-1].status == 200 and len(edits) <= 3
+        assert all(c.at - edits[0].at >= 1.0 for c in edits[1:])  # the retry_after held
+        shown = h.sim.with_buttons(actor.id)[-1]
+        assert shown.message_id == prompt.message_id and shown.text != asked
+        assert h.tr("« Back") in str(shown.keyboard)
 
 
 async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
     any_redis_url: str,
 ) -> None:
-    # The settings screen's edit is refused with migrate_to_chat_id: the change is kept
-    # and moves to the new chat with the rest, and the press is answered (no error).
+    # The settings screen's edit (queued in the group's outbox) is refused with
+    # migrate_to_chat_id: the change is kept and moves to the new chat with the rest, the
+    # old group's screen is left as it is, and the press was answered (no error).
     old, new = -4300, -1004300
     async with running_bot(any_redis_url) as h:
         admin = TgUser(8900, "Admin")
@@ -261,6 +279,8 @@ async def test_a_settings_press_in_a_group_that_became_a_supergroup_moves_them(
         assert response.status_code == 200 and response.headers["content-type"].startswith(
             "application/json"
         )
+        await h.delivered(chat_owner(old))
+        assert [c.status for c in h.sim.calls_to(old, "editMessageText")] == [400]
         assert (await h.store.prefs.chat_settings(new)).get("lang") == "en"
 
 

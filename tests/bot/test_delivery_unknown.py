@@ -1,5 +1,5 @@
 """A message with buttons goes out in one call. A send whose outcome the bot cannot know
-(Telegram answers after the read timeout, or the process dies first) is made again, so a
+(its answer lost on the way, or the process dies first) is made again, so a
 chat may show two copies of its buttons: a press on the copy the bot does not know of acts
 as one on the other while it is current, and once it is refused as stale, that copy loses
 its buttons; the message the game edits never does."""
@@ -19,8 +19,8 @@ from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
-from tgbot.service.plan import Send, close_keyboard
-from tgbot.service.steps import LOBBY_REF, prompt_ref
+from tgbot.contract.plan import Send, close_keyboard
+from tgbot.contract.steps import LOBBY_REF, prompt_ref
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes
@@ -34,10 +34,6 @@ async def _nothing_moves(old_chat: int, new_chat: int) -> None:
 
 async def _no_deadline(game_id: str, context: int, seconds: int) -> None:
     """No game's deadline waits for these messages."""
-
-
-# Past python-telegram-bot's read timeout (5 s): the bot sees TimedOut, Telegram sent it.
-LATE_S = 6.0
 
 
 async def _recorded(h: Harness, game_id: str, ref: str) -> int | None:
@@ -60,14 +56,17 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
         users = players(2, first_id=9400)
         group = -100940
         await open_lobby(h, users, group=group)
-        for u in users:  # each player's next message is taken, and answered too late
-            sim.slow_answers("sendMessage", u.id, LATE_S)
+        for u in users:  # each player's next message with buttons is taken, its answer lost
+            sim.lose_next("sendMessage", u.id, with_buttons=True)
         await h.press_text(users[0], group, h.tr("▶️ Start"))
         record = await h.record_of_chat(group)
         assert record is not None
         prefix = f"{record.id}.{record.context}."
         mover = record.game().awaiting().players[0]
         actor = next(u for u in users if u.id == mover)
+        for u in users:  # only the first prompt's answer is lost: the others' come
+            if u.id != mover:
+                sim.lost_answers.pop(("sendMessage", u.id), None)
 
         def prompt_copies() -> list[SimMessage]:
             """Messages of the first mover's chat sent with its prompt's buttons."""
@@ -83,7 +82,7 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
 
         await h.until(lambda: len(prompt_copies()) == 2, timeout=30)
         await h.delivered(record.id, timeout=30)
-        assert sim.slow_calls == 2  # both players' first messages went through unanswered
+        assert sim.lost_calls == 1  # the prompt (the one message with buttons) went unanswered
         # Each copy went out with its buttons, in one call: nothing was edited to add them.
         with_buttons = [
             c for c in sim.calls_to(mover, "sendMessage") if c.params.get("reply_markup")
@@ -111,7 +110,7 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
         # Pressed when stale: refused with a toast, nothing changes, and its buttons go.
         before, text = await _raw_record(h, record.id), orphan.text
         answer = await h.press(actor, mover, orphan.message_id, income)
-        assert answer.get("text") == h.tr("This button is out of date.")
+        assert answer.get("text") == h.tr("Already decided.")
         await h.delivered(record.id)
         assert await _raw_record(h, record.id) == before
         assert not orphan.keyboard
@@ -122,7 +121,7 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
         assert not sim.duplicate_keyboards()
         # A press on the closed copy (no buttons any more) is refused and closes nothing.
         answer = await h.press(actor, mover, orphan.message_id, income)
-        assert answer.get("text") == h.tr("This button is out of date.")
+        assert answer.get("text") == h.tr("Already decided.")
         await h.delivered(record.id)
         assert len(sim.calls_to(mover, "editMessageReplyMarkup")) == 1
 
@@ -137,7 +136,7 @@ async def test_a_copy_of_the_lobby_acts_while_current_and_is_closed_once_it_is_o
         stranger = TgUser(9459, "Stranger")
         for u in [*users, stranger]:
             await h.say(u, u.id, "/start")
-        sim.slow_answers("sendMessage", group, LATE_S)  # the lobby, answered too late
+        sim.lose_next("sendMessage", group)  # the lobby, its answer lost
         await h.say(users[0], group, "/newgame")
         join = h.tr("✋ Join")
         await h.until(lambda: len(sim.with_buttons(group)) == 2, timeout=30)
@@ -182,7 +181,7 @@ async def test_a_stale_press_racing_the_edit_of_the_live_message_leaves_its_butt
     any_redis_url: str,
 ) -> None:
     # A block opens new answers on the same turn message; before their edit lands, another
-    # player presses the old window's Pass there. The press is refused as stale, but the
+    # player presses the old window's Pass there. The press is already answered, but the
     # message is the one the game edits: its new buttons stay.
     group = -100955
     async with running_bot(any_redis_url) as h:
@@ -201,7 +200,7 @@ async def test_a_stale_press_racing_the_edit_of_the_live_message_leaves_its_butt
         await h.until(lambda: h.sim.slow_calls > 0)
         assert message.button(h.tr("✅ Pass"))["callback_data"] == pass_data  # not landed yet
         answer = await h.press(third, group, message.message_id, pass_data)
-        assert answer.get("text") == h.tr("This button is out of date.")
+        assert answer.get("text") == h.tr("Already answered.")
         await h.delivered(game_id, timeout=20)
         h.sim.delays.clear()
         labels = {b["text"] for b in answers(message)}

@@ -161,7 +161,7 @@ async def test_stale_foreign_and_forged_presses_change_nothing(redis_server_url:
         answer = await h.press(actor, actor.id, prompt.message_id, income)
         assert answer["text"] == h.tr("✔️ Done.")
         answer = await h.press(actor, actor.id, prompt.message_id, income)
-        assert answer["text"] == h.tr("This button is out of date.")
+        assert answer["text"] == h.tr("Already decided.")
         moved = await h.record(game_id)
         assert moved is not None and moved.game().version == before.game().version + 1
 
@@ -411,7 +411,7 @@ async def test_forum_topic_game_talks_in_its_topic(redis_server_url: str) -> Non
         await h.press_text(a, GROUP, h.tr("▶️ Start"))
         await h.until(lambda: any(h.sim.with_buttons(u.id) for u in (a, b)))
         actor = next(u for u in (a, b) if h.sim.with_buttons(u.id))
-        await h.press_text(actor, actor.id, h.tr("💰 Income"))  # the turn's own message
+        await h.press_text(actor, actor.id, h.tr("🤝 Foreign Aid"))  # the turn's own message
         await h.until(lambda: len(h.sim.messages(GROUP)) >= 2)
         assert all(m.thread_id == 77 for m in h.sim.messages(GROUP))
 
@@ -449,7 +449,8 @@ async def test_a_chat_telegram_cannot_reach_holds_back_only_its_own_messages(
         await h.delivered(game_id)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         before = {u.id: len(h.sim.calls_to(u.id, "sendMessage")) for u in users}
-        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=GROUP, times=3)
+        # An Income: its verdict is an edit of the group's newest message.
+        h.sim.fail_next("editMessageText", 502, "Bad Gateway", chat_id=GROUP, times=3)
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
         record = await h.record_of_chat(GROUP)
         assert record is not None
@@ -459,7 +460,7 @@ async def test_a_chat_telegram_cannot_reach_holds_back_only_its_own_messages(
         sent = {u.id: len(h.sim.calls_to(u.id, "sendMessage")) - before[u.id] for u in users}
         assert sent[nxt.id] == 1, sent  # its turn prompt, once
         assert len(h.sim.with_buttons(nxt.id)) == 1
-        failed = [c for c in h.sim.calls_to(GROUP, "sendMessage") if c.status == 502]
+        failed = [c for c in h.sim.calls_to(GROUP, "editMessageText") if c.status == 502]
         assert len(failed) == 3
 
 
@@ -508,9 +509,15 @@ async def test_deadlines_fire_on_time_while_an_outbox_waits_out_flood_control(
         users_a, users_b = players(2, first_id=7200), players(2, first_id=7300)
         game_a = await open_and_start(h, users_a, group=group_a)
         await open_and_start(h, users_b, group=group_b)
-        h.sim.fail_next("sendMessage", 502, "Bad Gateway", chat_id=group_b)
+        # An Income: its verdict is an edit of the group's newest message.
+        h.sim.fail_next("editMessageText", 502, "Bad Gateway", chat_id=group_b)
         h.sim.fail_next(
-            "sendMessage", 429, "Too Many Requests: retry after 3", group_b, retry_after=3, times=3
+            "editMessageText",
+            429,
+            "Too Many Requests: retry after 3",
+            group_b,
+            retry_after=3,
+            times=3,
         )
         actor_b = next(u for u in users_b if h.sim.with_buttons(u.id))
         await h.press_text(actor_b, actor_b.id, h.tr("💰 Income"))

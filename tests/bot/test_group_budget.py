@@ -12,7 +12,7 @@ from tests.bot.play import open_and_start, open_lobby, players
 from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
-from tgbot.service.plan import BUTTONS, NOW, REPLY, STATUS
+from tgbot.contract.plan import BUTTONS, NOW, REPLY, STATUS
 from tgbot.storage.keys import chat_owner
 from tgbot.storage.windows import GroupShare
 from tgbot.telegram.commands import help_text
@@ -104,6 +104,30 @@ async def test_the_end_arrives_at_once_in_a_group_whose_minute_commands_spent(
         assert sim.text_of(group).count(help_text(h.catalogs.get("ka"))) == helps
         assert not sim.flood_refusals(group)
         assert group_writes(sim, group) <= LIMIT
+
+
+async def test_the_end_arrives_at_once_in_a_group_whose_minute_is_full(
+    redis_server_url: str,
+) -> None:
+    # The game at its steady pace and an onlooker's replies keep the group's minute full
+    # (18 of Telegram's 20); a player leaves and the game ends: the end rings at once, in
+    # one slot of Telegram's margin, not when the minute's oldest message ages out.
+    group = -100951
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        a, b = players(2, first_id=9510)
+        game_id = await open_and_start(h, [a, b], group=group)
+        await h.delivered(game_id)
+        onlooker = TgUser(9598, "Onlooker")
+        while await replies_counted(h, group) < reply_slots(LIMIT):
+            await h.say(onlooker, group, "/help")
+        await fill_window(h, group, LIMIT)
+        began = time.monotonic()
+        assert (await h.post(h.message_update(b, group, "/leave"))).status_code == 200
+        winner = h.tr("🏆 {winner} wins!").format(winner=a.first_name)
+        await h.until(lambda: winner in sim.text_of(group))
+        assert time.monotonic() - began < 3
+        assert not sim.flood_refusals(group)
 
 
 async def test_a_reply_arrives_at_once_in_a_group_whose_minute_the_game_spent(
@@ -232,36 +256,43 @@ async def test_a_fast_game_spends_the_group_s_minute_evenly(redis_server_url: st
         assert await take(quiet + 2 * interval, STATUS)
 
 
-async def test_the_next_turn_goes_out_before_the_older_turn_loses_its_whose_turn_line(
+async def test_a_quiet_turn_is_added_to_the_newest_message_and_nothing_is_taken_off_later(
     redis_server_url: str,
 ) -> None:
-    # The group's minute has room for what a person must see now but none for edits (filled
-    # here half a minute ago, so that its pace is not in the way). A turn's message goes
-    # out at once; the older turn's "whose turn" line is an edit the lane leaves behind
-    # while it waits for room, and it goes when there is some.
+    # The group's minute has room for what a person must see now but none for edits that
+    # change buttons (filled here half a minute ago, so that its pace is not in the way).
+    # An Income has nothing to answer: its verdict is added to the newest message (the
+    # deal's) by one edit that goes at once, and no message rings. The older verdict
+    # ("➡️ next: X") stays as it was above it, and nothing comes later to take a line off.
     group = -100959
     sim = TelegramSim(group_flood_per_minute=20)
     async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
         users = players(3, first_id=9900)
         game_id = await open_and_start(h, users, group=group)
         await h.delivered(game_id)
-        turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
         first = sim.messages(group)[0]
-        assert turn_tail in first.text
+        shown, edits = first.text, first.edits
+        assert shown.splitlines()[-1].startswith(h.tr("➡️ next: {player}").split("{")[0])
+        sends = len(sim.calls_to(group, "sendMessage"))
         # The start's messages, counted again half a minute ago:
         await empty_window(h, group)
         await fill_window(h, group, group_caps(LIMIT)[BUTTONS], ago_ms=30_000)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
         income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)
-        await h.until(lambda: income in sim.last(group).text)
-        assert sim.last(group) is not first
-        assert turn_tail in first.text  # the older turn still says whose turn it was
-        assert await outbox_head(h.store, game_id) is not None
+        await h.until(lambda: income in first.text)
+        # The deal's verdict stays above it (its seats as they are now), then the Income's.
+        before, added = first.text.rsplit("\n\n", 1)
+        assert before.splitlines()[0] == shown.splitlines()[0]
+        assert before.splitlines()[-1] == shown.splitlines()[-1]
+        assert added.startswith(income), added
+        assert first.edits == edits + 1
+        assert len(sim.calls_to(group, "sendMessage")) == sends
         await empty_window(h, group, pace=False)  # the minute has room
-        # The sweep takes the line off once the group is not behind its pace.
-        await h.until(lambda: turn_tail not in first.text, 15)
-        assert turn_tail in sim.last(group).text
+        await h.delivered(game_id)
+        await asyncio.sleep(1.5)  # a sweep or more
+        assert first.edits == edits + 1
+        assert await outbox_head(h.store, game_id) is None
         assert not sim.flood_refusals(group)
 
 

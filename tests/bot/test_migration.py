@@ -20,7 +20,7 @@ from tests.bot.play import open_and_start, open_lobby, play_to_end, players, pre
 from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.bootstrap import make_bot
-from tgbot.service.plan import Edit, Send, close_keyboard
+from tgbot.contract.plan import Edit, Send, close_keyboard
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes

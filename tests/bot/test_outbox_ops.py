@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from tgbot.service.plan import (
+from tgbot.contract.plan import (
     END,
     REPLY,
     STATUS,
@@ -33,6 +33,7 @@ KB = [[{"text": "Income", "data": "g.1.i"}]]
             9, "your move", KB, "prompt:9", deadline=Deadline(3, 60), fallback=Fallback(-5, 7, "!")
         ),
         Send(9, "help", direct=True),
+        Send(9, "rules", direct=True, alone=True),
         Edit(-5, "turn", "waiting for 9", KB, hold_ms=1500, optional=True),
         Edit(9, "prompt:9", "done", deadline=Deadline(4, 30), fallback=Fallback(-5, None, "n")),
         Edit(-5, "turn", "🏆", KB, priority=END),
@@ -75,6 +76,19 @@ def test_the_latest_edit_of_a_message_carries_the_older_ones_entries() -> None:
         ("Send", "another line", ["raw4"]),
     ]
     assert lane[2].at == 100  # the lag counts from the oldest state it carries
+
+
+def test_plain_messages_are_joined_by_telegram_s_count_and_never_a_message_sent_alone() -> None:
+    """Joined messages fit Telegram's 4096 UTF-16 units (an emoji counts two), and /rules'
+    parts, each sent `alone`, stay apart even when they would fit together (issue 41)."""
+    emoji = "🃏" * 1100  # 1100 characters, 2200 UTF-16 units
+    entries = [Send(-5, emoji).to_op(), Send(-5, emoji).to_op(), Send(-5, "a line").to_op()]
+    lane = merge_sends([parse(f"raw{i}", e) for i, e in enumerate(entries)])
+    assert [p.raws for p in lane] == [["raw0"], ["raw1", "raw2"]]
+    parts = [Send(-5, text, direct=True, alone=True).to_op() for text in ("rules", "changes")]
+    entries = [Send(-5, "a line").to_op(), *parts, Send(-5, "another").to_op()]
+    lane = merge_sends([parse(f"raw{i}", e) for i, e in enumerate(entries)])
+    assert [p.op.text for p in lane] == ["a line", "rules", "changes", "another"]
 
 
 def test_an_optional_newer_state_keeps_what_the_older_edit_it_replaces_must_do() -> None:
@@ -150,3 +164,17 @@ def test_a_close_is_an_optional_edit_of_its_copy_kept_apart_from_the_game_s_mess
     assert [p.raws for p in kept] == [["a", "c"], ["b", "d"]]
     close = kept[1].op
     assert isinstance(close, Edit) and close.closes == 77 and close.rank == STATUS
+
+
+def test_a_waiting_private_close_never_overwrites_the_prompt_shown_in_its_place() -> None:
+    # A prompt's optional close waits in the lane; the next prompt is shown in place of the
+    # same message. Only the newer prompt is delivered (it carries both entries); the close
+    # is not made after it, in this pass or a later one.
+    entries = [
+        Edit(7, "prompt:7", "✔️ Income", optional=True).to_op(),
+        Send(7, "Your turn", KB, "prompt:7", in_place=True, deadline=Deadline(5, 30)).to_op(),
+    ]
+    [kept] = latest_state([parse(f"raw{i}", e) for i, e in enumerate(entries)])
+    assert kept.show and isinstance(kept.op, Send)
+    assert kept.op.text == "Your turn" and kept.op.kb == KB
+    assert kept.raws == ["raw0", "raw1"]

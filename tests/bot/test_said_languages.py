@@ -10,8 +10,8 @@ from tests.telegram_sim.harness import TgUser, free_port, running_bot, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.bootstrap import Runtime
 from tgbot.config import Config
+from tgbot.contract.outcomes import Refusal, Said
 from tgbot.rendering import notices
-from tgbot.service.outcomes import Refusal, Said
 from tgbot.service.results import Person, UserError
 
 from .play import GROUP

@@ -25,10 +25,9 @@ async def claim(
     return actor, h.sim.with_buttons(group)[-1]
 
 
-def waiting_line(h: Harness, message: SimMessage) -> str:
-    """The line of the turn message that says who may still answer."""
-    prefix = h.tr("⏳ Waiting for: {players}.").split("{")[0]
-    return next(line for line in message.text.splitlines() if line.startswith(prefix))
+def next_line(h: Harness, name: str) -> str:
+    """The verdict's last line: who moves next, worded to stay true."""
+    return h.tr("➡️ next: {player}").format(player=name)
 
 
 def data_of(h: Harness, message: SimMessage, label: str) -> str:
@@ -57,15 +56,16 @@ async def test_answers_at_the_table_only_by_those_who_may_answer(redis_server_ur
         assert answer["text"] == h.tr("You are not in this game.")
         record = await h.record(game_id)
         assert record is not None and record.game().version == version
-        # Two may answer: nobody is named yet. One passes: the message names the last
-        # one who may still answer, buttons still live.
+        # Nobody is named as who may still answer, and a pass changes nothing the group
+        # is shown: no edit, the buttons still live.
         assert h.tr("⏳ Time to answer") in message.text
         assert not any(u.first_name in message.text for u in others)
+        edits = len(h.sim.calls_to(GROUP, "editMessageText"))
+        shown = message.text
         await h.press(others[0], GROUP, message.message_id, pass_data)
         await h.delivered(game_id)
-        assert message.keyboard
-        assert others[0].first_name not in waiting_line(h, message)
-        assert others[1].first_name in waiting_line(h, message)
+        assert message.keyboard and message.text == shown
+        assert len(h.sim.calls_to(GROUP, "editMessageText")) == edits
         answer = await h.press(others[0], GROUP, message.message_id, pass_data)
         assert answer["text"] == h.tr("It is not yours to answer.")
         # The last pass closes the window: the same message ends the turn, no buttons.
@@ -76,16 +76,19 @@ async def test_answers_at_the_table_only_by_those_who_may_answer(redis_server_ur
         assert record is not None
         game = record.game()
         assert game.player(actor.id).coins == 5
-        # The closed turn shows the seat it changed (not the whole table), and whose turn
-        # it is until a moment (a date_time entity), not an ageing count.
+        # The verdict shows the seat it changed (not the whole table) and who moves next,
+        # worded to stay true (no moment: the mover's deadline is in their prompt).
         assert f"{actor.first_name} · 💰5 · 🂠🂠" in message.text
         assert h.tr("🃏 The table") not in message.text
-        assert len(message.moments()) == 1
+        assert not message.moments()
         mover = next(u for u in users if u.id == game.awaiting().players[0])
-        assert mover.first_name in message.text.splitlines()[-1]
+        assert message.text.splitlines()[-1] == next_line(h, mover.first_name)
         assert len(h.sim.calls_to(GROUP, "sendMessage")) == group_sends + 1  # edited, not re-sent
+        edits = len(h.sim.calls_to(GROUP, "editMessageText"))
         answer = await h.press(others[0], GROUP, message.message_id, pass_data)
-        assert answer["text"] == h.tr("This button is out of date.")
+        assert answer["text"] == h.tr("Already answered.")
+        await h.delivered(game_id)
+        assert len(h.sim.calls_to(GROUP, "editMessageText")) == edits  # and nothing changes
         # The next mover's turn came privately, as a new message.
         assert h.sim.with_buttons(mover.id)
 
@@ -150,9 +153,9 @@ async def test_a_block_opens_its_own_answers_on_the_same_message(redis_server_ur
         await h.press(blocker, GROUP, message.message_id, block)
         await h.delivered(game_id)
         assert {b["text"] for b in answers(message)} == {h.tr("⚔️ Challenge"), h.tr("✅ Pass")}
-        # The old window's buttons are gone; a press of them is out of date.
+        # The old window's buttons are gone; a press of them is already answered.
         answer = await h.press(blocker, GROUP, message.message_id, block)
-        assert answer["text"] == h.tr("This button is out of date.")
+        assert answer["text"] == h.tr("Already answered.")
         answer = await h.press(blocker, GROUP, message.message_id, data_of(h, message, "✅ Pass"))
         assert answer["text"] == h.tr("It is not yours to answer.")
         record = await h.record(game_id)
@@ -163,9 +166,9 @@ async def test_a_block_opens_its_own_answers_on_the_same_message(redis_server_ur
         await h.delivered(game_id)
         record = await h.record(game_id)
         assert record is not None and record.game().player(actor.id).coins == 2  # blocked
-        # Closed: no buttons, and it ends with whose turn it is (nothing changed on the table).
+        # Closed: no buttons, and it ends with who moves next (nothing changed on the table).
         assert not message.keyboard
-        assert h.tr("▶️ {players} to move.").split("{")[0] in message.text.splitlines()[-1]
+        assert message.text.splitlines()[-1].startswith(next_line(h, "").strip())
 
 
 async def test_answers_in_private_when_the_group_chose_so(redis_server_url: str) -> None:
@@ -285,3 +288,27 @@ async def test_answers_held_back_by_the_group_limit_keep_their_whole_time(
             await asyncio.sleep(0.02)
         assert time.monotonic() - shown >= 1 - 0.01
         assert record is not None and record.game().player(actor.id).coins == 5
+
+
+async def test_an_answer_the_rules_refuse_is_the_engines_to_refuse(redis_server_url: str) -> None:
+    """A forged Block of a Tax (nobody may block it) on the turn message: the engine
+    refuses it, the presser reads why, and the game is unchanged."""
+    from tgbot.contract import callbacks
+    from tgbot.engine.decisions import Block
+
+    async with running_bot(redis_server_url) as h:
+        users = players(3)
+        game_id = await open_and_start(h, users)
+        await h.delivered(game_id)
+        actor, message = await claim(h, users, "👑 Tax")
+        other = next(u for u in users if u != actor)
+        record = await h.record(game_id)
+        assert record is not None and record.table_context is not None
+        version = record.game().version
+        code = callbacks.encode_decision(Block(Character.DUKE), [s.id for s in record.players])
+        data = callbacks.pack(game_id, record.table_context, code)
+        answer = await h.press(other, GROUP, message.message_id, data)
+        assert answer["text"] == h.tr("You cannot answer that way.")
+        record = await h.record(game_id)
+        assert record is not None and record.game().version == version
+        assert message.keyboard  # the window stays open for the real answers

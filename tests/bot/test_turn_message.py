@@ -1,29 +1,32 @@
 """The group's turn messages over a whole game, as Telegram shows them: each turn's last
-edit keeps its story and has neither buttons nor a "whose turn" line; deadlines are
+edit, its verdict, keeps its story, has no buttons and ends with who moves next in words
+that stay true ("➡️ next: X", never "X to move"); deadlines are
 moments (date_time entities), never an ageing count; the end is a message of its own;
 a proven card's return to the deck is told to the group; Challenge and Pass are styled.
 And the size of a 6-player turn message, through the real message builder."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import statistics
 
 from bench.turn_size import measure
-from tests.telegram_sim.harness import running_bot
-from tests.telegram_sim.server import TelegramSim
+from tests.telegram_sim.harness import TgUser, running_bot
+from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.contract.steps import MOST_VERDICTS
 from tgbot.engine import Game, game_to_dict
 from tgbot.engine import events as ev
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages
 
-from .play import GROUP, open_and_start, play_to_end, players
+from .play import GROUP, answers, open_and_start, play_to_end, players
 
 
-async def test_a_whole_game_leaves_no_turn_tail_no_button_and_ends_in_a_new_message(
+async def test_a_whole_game_leaves_no_button_and_no_untrue_line_and_ends_in_a_new_message(
     redis_server_url: str,
 ) -> None:
     async with running_bot(redis_server_url) as h:
@@ -42,14 +45,19 @@ async def test_a_whole_game_leaves_no_turn_tail_no_button_and_ends_in_a_new_mess
         assert end.edits == 0
         assert h.tr("🆕 Play again") in [b["text"] for b in end.buttons()]
         turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
+        next_up = h.tr("➡️ next: {player}").split("{")[0]
         ageing = [w.strip(" .") for w in h.tr("{time} left.").split("{time}") if w.strip(" .")]
         for message in messages[:-1]:
             # Every earlier message (the lobby, which the first turn took over, and each
-            # turn's) is closed: no buttons, no "whose turn", no count of seconds.
+            # turn's) is closed: no buttons, no "X to move", no count of seconds; each but
+            # the last turn's ends with who moved next (edited once, by its verdict).
             assert not message.keyboard, message.text
             assert turn_tail not in message.text, message.text
             assert "🏆" not in message.text
             assert not any(word in message.text for word in ageing)
+        turns = [m for m in messages[:-1] if not m.text.startswith("⏳")]  # no More time line
+        for message in turns[:-1]:
+            assert message.text.splitlines()[-1].startswith(next_up), message.text
         # Deadlines went out as moments: date_time entities with a time format.
         moments = [c for c in h.sim.calls_to(GROUP) if "date_time" in str(c.params)]
         assert moments
@@ -113,12 +121,14 @@ def test_a_proven_card_going_back_is_told_to_the_group_and_only_its_owner_sees_t
 
 
 def test_a_six_player_turn_message_is_short_at_the_median() -> None:
-    """Within a phone's glance: ≤ 8 lines and ≤ 350 characters at the median
-    (bench/turn_size.py prints the figures for more games)."""
+    """Within a phone's glance: ≤ 10 lines and ≤ 400 characters at the median, a message
+    holding up to `MOST_VERDICTS` turns (its own, then quiet turns added to it), each
+    ending with who moved next (bench/turn_size.py prints the figures for more games)."""
+    assert MOST_VERDICTS == 3
     for lang in ("ka", "en"):
         sizes = measure(range(12), lang)
-        assert statistics.median(lines for lines, _ in sizes.last) <= 8
-        assert statistics.median(chars for _, chars in sizes.last) <= 350
+        assert statistics.median(lines for lines, _ in sizes.last) <= 10
+        assert statistics.median(chars for _, chars in sizes.last) <= 400
         assert sizes.tails_left == 0 and sizes.buttons_left == 0
 
 
@@ -148,21 +158,25 @@ def test_the_simulated_telegram_refuses_a_malformed_date_time_entity_or_style() 
     assert status == 400
 
 
-async def test_cancel_between_turns_takes_the_whose_turn_line_off_the_closed_turn(
+async def test_cancel_between_turns_leaves_the_verdict_as_it_was(
     redis_server_url: str,
 ) -> None:
     async with running_bot(redis_server_url) as h:
         users = players(3)
         game_id = await open_and_start(h, users)
         await h.delivered(game_id)
-        turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
-        # The deal's message (the lobby's, taken over) says who moves first, until when.
+        # The deal's message (the lobby's, taken over) says who moves first, with no
+        # moment: a line that stays true once they have moved, or the game is cancelled.
         first = h.sim.messages(GROUP)[0]
-        assert turn_tail in first.text and first.moments()
+        assert first.text.splitlines()[-1].startswith(h.tr("➡️ next: {player}").split("{")[0])
+        assert not first.moments()
+        shown, edits = first.text, first.edits
         await h.say(users[0], GROUP, "/cancel")
         await h.delivered(game_id)
         assert h.tr("✖️ The game was cancelled.") in h.sim.last(GROUP).text
-        # Nobody is to move any more: no message says so, nor until when.
+        # No edit only to take a line off: the deal's message is as it was.
+        assert (first.text, first.edits) == (shown, edits)
+        turn_tail = h.tr("▶️ {players} to move.").split("{")[0]
         for message in h.sim.messages(GROUP):
             assert turn_tail not in message.text, message.text
             assert not message.moments(), message.text
@@ -189,3 +203,43 @@ async def test_play_again_keeps_the_last_turns_story_at_the_top_of_the_end(
         # Only its buttons and the line of who opened the new game change.
         assert end.text.startswith(before + "\n"), end.text
         assert [b["text"] for b in end.buttons()] == [h.tr("📜 Replay")]
+
+
+async def test_a_card_chosen_within_seconds_is_told_by_the_verdict_alone(
+    redis_server_url: str,
+) -> None:
+    # Tax is claimed and challenged; whoever loses a card chooses it 2 s later. The group's
+    # claim message is sent once and closed once by its verdict: no edit in between for the
+    # challenge made or the card being chosen (the verdict tells both), and no live buttons.
+    async with running_bot(redis_server_url) as h:
+        users = players(2)
+        game_id = await open_and_start(h, users)
+        mover = next(u for u in users if h.sim.with_buttons(u.id))
+        other = next(u for u in users if u is not mover)
+        await h.press_text(mover, mover.id, h.tr("👑 Tax"))
+        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
+        claim = h.sim.with_buttons(GROUP)[-1]
+        before = {(u.id, m.message_id) for u in users for m in h.sim.messages(u.id)}
+        await h.press_text(other, GROUP, h.tr("⚔️ Challenge"))
+
+        def asked() -> list[tuple[TgUser, SimMessage]]:
+            return [
+                (u, m)
+                for u in users
+                for m in h.sim.with_buttons(u.id)
+                if (u.id, m.message_id) not in before and answers(m)
+            ]
+
+        await h.until(lambda: bool(asked()))  # the card to lose is chosen in private
+        await asyncio.sleep(2)
+        chooser, prompt = asked()[-1]
+        await h.press(chooser, chooser.id, prompt.message_id, answers(prompt)[0]["callback_data"])
+        await h.delivered(game_id)
+        edits = [
+            c
+            for c in h.sim.calls_to(GROUP, "editMessageText")
+            if c.status == 200 and int(c.params.get("message_id", 0)) == claim.message_id
+        ]
+        assert len(edits) == 1, [c.params.get("text") for c in edits]
+        assert "➡️" in str(edits[0].params.get("text"))
+        assert not h.sim.with_buttons(GROUP)

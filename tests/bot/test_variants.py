@@ -243,7 +243,9 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         prompt = h.sim.with_buttons(actor.id)[-1]
         side = record.game().player(actor.id).allegiance
         assert side is not None
-        assert prompting.side_text(t, side, 0) in prompt.text
+        # Their side is under their hand: the dealt hand's message, just above the prompt.
+        hand = next(m for m in h.sim.messages(actor.id) if m.text.startswith("🂠"))
+        assert prompting.side_text(t, side, 0) in hand.text
         assert h.tr("🐷 Embezzle") not in {b["text"] for b in prompt.buttons()}  # Reserve 0
         await h.press_text(actor, actor.id, h.tr("🔀 Convert"))
         picker = h.sim.with_buttons(actor.id)[-1]
@@ -254,7 +256,7 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
             h.tr("🔀 Myself (1 coin)"),
             *(
                 f"{ui.ALLEGIANCE_MARKS[game.player(u.id).allegiance]} {u.first_name}"  # type: ignore[index]
-                f" · 💰{game.player(u.id).coins} · 🂠🂠 (2)"
+                f" · 💰{game.player(u.id).coins} · 🂠🂠"
                 for u in others
             ),
             h.tr("« Back"),
@@ -271,12 +273,14 @@ async def test_convert_and_embezzle_by_buttons_and_the_table_shows_them(
         story = h.sim.text_of(GROUP)
         changed = describe(ev.AllegianceChanged(actor.id, actor.id, side.other, 1), t, names)
         assert changed and changed in story
-        # The closed turn's seat line marks the actor with the new side; the whole table
-        # (/board, every fifth turn) shows the Reserve.
-        assert f"{ui.ALLEGIANCE_MARKS[side.other]} {actor.first_name} · 💰1" in story
-        assert "🐷 ყულაბა: 1" not in story
+        # The closed turn's seat line marks the actor with the new side (a quiet turn: its
+        # verdict is added to the newest message, last); the whole table (/board, every
+        # fifth turn) shows the Reserve.
+        verdict = story.rsplit("\n\n", 1)[-1]
+        assert f"{ui.ALLEGIANCE_MARKS[side.other]} {actor.first_name} · 💰1" in verdict
+        assert "🐷 ყულაბა: 1" not in verdict
         await h.say(actor, GROUP, "/board")
-        await h.until(lambda: "🐷 ყულაბა: 1" in h.sim.text_of(GROUP))
+        await h.until(lambda: "🐷 ყულაბა: 1" in h.sim.last(GROUP).text)
         story = h.sim.text_of(GROUP)
         paid = t.ngettext(
             "🔀 {actor} pays {n} coin into the Reserve and changes sides.",
@@ -336,23 +340,26 @@ async def test_rules_explain_the_chosen_variant(redis_server_url: str) -> None:
                 await h.press_text(a, group, "🌐")
             await choose_variant(h, a, Variant.REFORMATION_INQUISITOR, group, lang)
             await h.say(a, group, "/rules")
-            text = h.sim.last(group).text
-            # The variant is named first, then come the rules (told from its deck) and
-            # Reformation's changes.
-            assert text.startswith("🃏 ")
-            assert guide.rules_text(t, Variant.REFORMATION_INQUISITOR) in text
+            rules, changes = (m.text for m in h.sim.messages(group)[-2:])
+            # The variant is named first, then come the rules (told from its deck); and
+            # Reformation's changes in a message of their own (ka-review-2026-12-05, 4).
+            assert rules.startswith("🃏 ") and changes.startswith("⚖️ ")
+            assert guide.rules_text(t, Variant.REFORMATION_INQUISITOR) in rules
+            text = rules + "\n\n" + changes
             for variant in (Variant.INQUISITOR, Variant.REFORMATION):
                 for point in RULES_POINTS[lang, variant]:
                     assert point in text, (lang, point)
-            assert variant_name(t, Variant.REFORMATION_INQUISITOR) in text
-            assert len(text) < 4096
+            assert variant_name(t, Variant.REFORMATION_INQUISITOR) in rules
+            assert [rules, changes] == guide.rules_messages(t, Variant.REFORMATION_INQUISITOR)
+            assert all(len(m.encode("utf-16-le")) // 2 < 3000 for m in (rules, changes))
         # In private, outside a game: the base rules and the list of variants.
         await h.say(b_en, b.id, "/language")
         await h.press_text(b_en, b.id, "🇬🇧")
         await h.say(b_en, b.id, "/rules")
         en = h.catalogs.get("en")
-        private = h.sim.last(b.id).text
-        assert guide.rules_text(en) in private and guide.variants_list_text(en) in private
+        rules, listing = (m.text for m in h.sim.messages(b.id)[-2:])
+        private = rules + "\n\n" + listing
+        assert guide.rules_text(en) in rules and guide.variants_list_text(en) == listing
         assert guide.variant_rules_text(en, Variant.REFORMATION) not in private
         # In a game: that game's variant (Inquisitor only here).
         await choose_variant(h, a, Variant.INQUISITOR, GROUP)

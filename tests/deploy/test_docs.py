@@ -40,3 +40,19 @@ def test_the_docs_hold_the_rules_and_the_glossary() -> None:
     glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
     assert "ჰერცოგი" in glossary and "Duke" in rules
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+# An absolute path on some machine (not a URL, not a command like /rules, not an API route).
+MACHINE_PATH = re.compile(r"(?<![\w.:/<])/(?:work|home|tmp|root|Users|mnt|opt|srv|var)/[\w./-]+")
+
+
+def test_the_documents_name_no_path_outside_the_project() -> None:
+    """A document points only at files the repository holds: the review status once named
+    four files that existed on one machine only (issue 41, 6)."""
+    found = [
+        f"{path.relative_to(ROOT)}: {match}"
+        for path in ROOT.rglob("*.md")
+        if not SKIP.intersection(path.relative_to(ROOT).parts)
+        for match in MACHINE_PATH.findall(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, found

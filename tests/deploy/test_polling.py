@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.telegram_sim.harness import TgUser, Updates, free_port, serve
 from tests.telegram_sim.server import TelegramSim, build_sim_app
-from tgbot.service.plan import REPLY
+from tgbot.contract.plan import REPLY
 from tgbot.telegram.rate_limit import group_caps, safe_group_limit
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,11 +8,11 @@ import pytest
 
 from tests.engine.helpers import AM, CP, CT, A, D, stacked_game
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.contract.plan import Edit, Send
 from tgbot.engine import Action, Game, Pass, TakeAction, Variant
 from tgbot.engine import events as ev
 from tgbot.rendering import guide, history
 from tgbot.rendering.i18n import Catalogs
-from tgbot.service.plan import Edit, Send
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages
 
@@ -117,10 +117,20 @@ def test_the_english_rules_reworded_and_the_georgian_kept(variant: Variant) -> N
     assert "turn runs out" not in en and "what it changes is" not in en
     assert "If your time runs out on your turn, you take Income" in en
     assert "თუ სვლის დრო ამოგეწურა, შემოსავალს იღებ" in ka
-    assert ("(its changes are at the end)" in en) == variant.reformation
-    assert ("(ცვლილებები ბოლოშია)" in ka) == variant.reformation
+    # The heads name where the changes are: since ka-review-2026-12-05 (4) Reformation's come
+    # in a message of their own.
+    assert ("Reformation's in the next message" in en) == (
+        variant.reformation and variant.inquisitor
+    )
+    assert ("(its changes are in the next message)" in en) == (
+        variant.reformation and not variant.inquisitor
+    )
+    assert ("(ცვლილებები შემდეგ შეტყობინებაშია)" in ka) == (
+        variant.reformation and not variant.inquisitor
+    )
     if variant.reformation:
         assert "(if your time runs out, against the next player" in en
-    for text in (en, ka):
-        units = len(text.encode("utf-16-le")) // 2
-        assert units <= 4096, (variant, units)
+    for t in (EN, KA):
+        for text in guide.rules_messages(t, variant):
+            units = len(text.encode("utf-16-le")) // 2
+            assert units <= 4096, (variant, units)

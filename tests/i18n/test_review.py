@@ -14,6 +14,7 @@ import polib
 import pytest
 
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.contract.settings import SETTING_CHOICES, ChatSettings
 from tgbot.engine import (
     VARIANT_ACTIONS,
     Action,
@@ -40,7 +41,6 @@ from tgbot.rendering.texts import (
     variant_name,
 )
 from tgbot.service.records import GameRecord, Seat, Timing
-from tgbot.service.settings import SETTING_CHOICES, ChatSettings
 from tgbot.service.step_messages import StepMessages, answer_options
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
@@ -95,7 +95,8 @@ def test_every_case_form_is_in_the_catalogue(lang: str) -> None:
     entries = {(e.msgctxt, e.msgid): e.msgstr for e in po if e.msgctxt}
     wanted = [pair for forms in CHARACTER_FORMS.values() for pair in forms.values()]
     wanted += [pair for forms in ACTION_FORMS.values() for pair in forms.values()]
-    assert len(wanted) == len(Case) * len(Character) + len(ACTION_FORMS[Case.GENITIVE])
+    actions = sum(len(ACTION_FORMS[case]) for case in ACTION_FORMS)
+    assert len(wanted) == len(CHARACTER_FORMS) * len(Character) + actions
     for context, name in wanted:
         assert entries.get((context, name)), (lang, context, name)
     assert set(CHARACTER_FORMS[Case.INSTRUMENTAL]) == set(Character)
@@ -151,7 +152,7 @@ def test_log_lines_use_the_case_forms() -> None:
     blocked = ev.ActionBlocked(1, Action.ASSASSINATE, 2, Character.CONTESSA)
     assert describe(blocked, KA, names) == "🛡 კონტესის კონტრსვლა ძალაშია: მოკვლა ჩაიშალა."
     assert describe(blocked, EN, {1: "A", 2: "B"}) == (
-        "🛡 The Contessa's block stands: Assassinate fails."
+        "🛡 The Contessa's block stands: the assassination fails."
     )
 
 
@@ -424,7 +425,7 @@ RULE_LINES = {
         "🔄 გაცვლა (ელჩი)": [
             "დეკიდან 2 ბარათი",
             "ამ ბარათებიდან და შენი ბარათებიდან დაიტოვე იმდენი, რამდენიც გქონდა",
-            "დანარჩენი დეკში დააბრუნე",
+            "დანარჩენი კი დეკში დააბრუნე",
             "არ იბლოკება",
         ],
     },
@@ -550,7 +551,8 @@ def test_rules_of_each_variant_fit_one_message_and_use_the_glossary(lang: str) -
     for variant in Variant:
         text = guide.rules_for(t, variant)
         body = guide.rules_text(t, variant)  # told from the variant's deck
-        assert body in text and len(text) < 4096, variant
+        assert body in text, variant
+        assert all(len(m.encode("utf-16-le")) // 2 < 4096 for m in guide.rules_messages(t, variant))
         # The variant is named before the rules; Reformation's changes come after them.
         assert text.startswith(body) == (variant is Variant.BASE), variant
         extra = text[text.index(body) + len(body) :]
@@ -666,8 +668,9 @@ def test_first_prompt_shows_the_hand_once() -> None:
                         Seat(2, "Levan", "en")])  # fmt: skip
     game, events = Game.new([1, 2], 3, keep_seating=True, first_player=1)
     plan = builder.build(record, game, events, now_ms=0)
-    first = next(op.text for op in plan.ops if op.chat == 1)
-    assert first.count("🂠 შენი ბარათები") == 1 and "▶️ შენი სვლაა, ნინო." in first
+    mine = "\n".join(op.text for op in plan.ops if op.chat == 1)
+    # The dealt hand is a message of its own, the prompt the next one: the hand once in all.
+    assert mine.count("🂠 შენი ბარათები") == 1 and "▶️ შენი სვლაა, ნინო." in mine
     other = next(op.text for op in plan.ops if op.chat == 2)
     assert other.count("🂠 Your cards") == 1  # not prompted: the deal line is their hand
 
@@ -695,7 +698,7 @@ def test_help_lists_each_command_once(lang: str) -> None:
 
 
 def test_who_may_still_answer_reads_as_a_sentence() -> None:
-    """The turn message's last line: what we wait for, from whom, and until when (a moment,
+    """The turn message's last line: what we wait for, and until when (a moment,
     which each phone shows in its own time: here its plain-text fallback), as a sentence
     and a short clause (not "X. (30 s left)")."""
     game, _ = Game.new([1, 2, 3], 1, keep_seating=True, first_player=1)
@@ -708,16 +711,14 @@ def test_who_may_still_answer_reads_as_a_sentence() -> None:
         assert at is not None
         return text[:at] + "16:34:56" + text[at:]
 
-    # While two may answer, nobody is named: the line asks.
+    # Nobody is named, however many may still answer (the Mini App names them): the
+    # line asks.
     asks = shown(tabletop.status_text(KA, view_of(game), names))
     assert asks == "⏳ პასუხის დროა ⏰ 16:34:56-მდე"
     game.apply(2, next(d for d in game.legal_decisions(2) if isinstance(d, Pass)))
-    view = view_of(game)
-    assert shown(tabletop.status_text(KA, view, names)) == (
-        "⏳ პასუხს ველოდებით: 🤖 თამარი. ⏰ 16:34:56-მდე"
-    )
-    assert shown(tabletop.status_text(EN, view, names)) == (
-        "⏳ Waiting for: 🤖 თამარი. ⏰ until 16:34:56"
+    assert shown(tabletop.status_text(KA, view_of(game), names)) == asks
+    assert shown(tabletop.status_text(EN, view_of(game), names)) == (
+        "⏳ Time to answer ⏰ until 16:34:56"
     )
 
 
@@ -766,4 +767,4 @@ def test_records_read_as_sentences() -> None:
                                None)  # fmt: skip
     assert "ჰერცოგი: 3 დაბრალება, მათგან 1 ბლეფი (33%)" in stats
     lobby = tabletop.lobby_screen(KA, "g", "ნინო", ["ნინო"], 90).text
-    assert lobby.endswith("თუ თამაშში 2 ან მეტი მოთამაშე იქნება, ის 90 წმ-ში ავტომატურად დაიწყება.")
+    assert lobby.endswith("თუ თამაშში 2 ან მეტი მოთამაშე იქნება, ის 2 წუთში ავტომატურად დაიწყება.")

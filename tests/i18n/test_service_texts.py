@@ -11,10 +11,10 @@ import pytest
 from babel.messages.extract import extract_from_file
 
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.contract.outcomes import Notice, Refusal, Said, engine_refusal
 from tgbot.engine import Reason
 from tgbot.rendering import notices
 from tgbot.rendering.i18n import Catalogs, Translator
-from tgbot.service.outcomes import Notice, Refusal, Said, engine_refusal
 
 ROOT = Path(__file__).resolve().parents[2]
 # The rooms that speak no language.

@@ -41,14 +41,16 @@ def test_the_rules_of_the_reading(t: Translator, first: str, coup: str, duke: st
         # Reformation names the forced Coup's target once, in its own paragraph.
         named = ("next player",) if t is EN else ("შემდეგი მოთამაშის", "შემდეგი დასაშვები სამიზნის")
         assert sum(rules.count(target) for target in named) == 1, variant
-        assert len(rules.encode("utf-16-le")) // 2 <= 4096, variant
+        assert all(
+            len(m.encode("utf-16-le")) // 2 <= 4096 for m in guide.rules_messages(t, variant)
+        ), variant
 
 
 def test_the_headers_and_lines_of_the_reading() -> None:
     """Items 4-10: what each line now says in Georgian."""
     expected = {
-        "🃏 This game's variant: {variant} (its changes are at the end).": (
-            "🃏 ვარიანტი: {variant} (ცვლილებები ბოლოშია)."
+        "🃏 This game's variant: {variant} (its changes are in the next message).": (
+            "🃏 ვარიანტი: {variant} (ცვლილებები შემდეგ შეტყობინებაშია)."
         ),
         "🃏 Variant: {value}": "🃏 {value}",
         "💨 You are already out: nothing happens.": "💨 თამაშში აღარ ხარ: სვლა უშედეგოა.",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tgbot.contract import callbacks as buttons
 from tgbot.engine import Action, Character, Decision, codes
 from tgbot.engine.decisions import KeepCards, ShowCard, TakeAction
-from tgbot.service import callbacks as buttons
 
 LONGEST_ID, LONGEST_CONTEXT = "z" * 16, 999_999_999
 

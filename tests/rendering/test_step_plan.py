@@ -10,14 +10,14 @@ import random
 import re
 
 from tgbot.config import DEFAULT_LOCALES
+from tgbot.contract.plan import Plan
+from tgbot.contract.steps import END_REF
 from tgbot.engine import Game, Variant, game_to_dict
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.step_plan import StepPlanner
 from tgbot.service.advance import advance, settle
-from tgbot.service.plan import Plan
 from tgbot.service.records import GameRecord, Seat, Timing
 from tgbot.service.step_messages import StepMessages
-from tgbot.service.steps import END_REF
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 

@@ -10,6 +10,9 @@ import pytest
 from tests.bot.play import GROUP, open_lobby, players
 from tests.telegram_sim.harness import TgUser, running_bot
 from tgbot.config import DEFAULT_PERSON_UPDATES_PER_10S
+from tgbot.contract.settings import ChatSettings
+from tgbot.rendering.settings_screens import setting_label
+from tgbot.storage.keys import chat_owner
 from tgbot.telegram.handlers import THROTTLE_WINDOW_S
 
 OTHER_GROUP = -100777
@@ -103,19 +106,26 @@ async def test_settings_presses_count_once_each_and_survive_not_modified(
         presses = [h.press_update(admin, GROUP, screen.message_id, data) for _ in urls]
         await asyncio.gather(*(h.post(u, url=url) for u, url in zip(presses, urls, strict=True)))
         assert await lose_card() == "45"
-        # Telegram refusing the edit changes nothing about the answer.
-        for failure in (
-            "Bad Request: message is not modified",
-            "Bad Request: message can't be edited",
+        # The answer names the new value at once; Telegram refusing the screen's edit, which
+        # the group's outbox makes later, changes nothing more (nothing is sent anew).
+        sends = len(h.sim.calls_to(GROUP, "sendMessage"))
+        t = h.catalogs.get("ka")
+        for failure, value in (
+            ("Bad Request: message is not modified", 90),
+            ("Bad Request: message can't be edited", 20),
         ):
-            h.sim.fail_next("editMessageText", 400, failure)
+            h.sim.fail_next("editMessageText", 400, failure, GROUP)
             update = h.press_update(admin, GROUP, screen.message_id, data)
             response = await h.post(update)
             assert response.status_code == 200
             assert h.sim.callback_answers[update["callback_query"]["id"]] == {
-                "callback_query_id": update["callback_query"]["id"]
+                "callback_query_id": update["callback_query"]["id"],
+                "text": setting_label(t, ChatSettings(lose_card=value), "lose_card"),
             }
+            await h.delivered(chat_owner(GROUP))
+            assert h.sim.calls_to(GROUP, "editMessageText")[-1].status == 400
         assert await lose_card() == "20"
+        assert len(h.sim.calls_to(GROUP, "sendMessage")) == sends
 
 
 async def test_a_flood_of_presses_gets_one_notice_then_quiet(redis_server_url: str) -> None:

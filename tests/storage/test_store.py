@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.store_probe import admit_chat, deadline_of
-from tgbot.service.plan import Edit
+from tgbot.contract.plan import Edit
 from tgbot.storage.clients import open_client
 from tgbot.storage.commit import Duplicate
 from tgbot.storage.keys import Keys
@@ -258,7 +258,7 @@ async def test_a_lane_s_calls_to_one_chat_are_counted_once_each_in_one_take(
     what was counted ahead."""
     from telegram.error import RetryAfter
 
-    from tgbot.service.plan import STATUS
+    from tgbot.contract.plan import STATUS
     from tgbot.telegram.rate_limit import RedisRateLimiter
 
     limiter = RedisRateLimiter(store)

@@ -19,6 +19,7 @@ import uvicorn
 
 from tests.store_probe import outbox_head
 from tgbot.config import DEFAULT_LOCALES, Config, Deadlines
+from tgbot.contract import callbacks
 from tgbot.rendering.i18n import Catalogs
 from tgbot.run import server_config, webhook_app
 from tgbot.service.records import GameRecord
@@ -270,21 +271,33 @@ class Harness:
         return self.updates.press(user, chat_id, message_id, data, found[0].text, found[0].keyboard)
 
     async def press(self, user: TgUser, chat_id: int, message_id: int, data: str) -> dict[str, Any]:
-        """Press a button; return the callback answer the bot gave."""
+        """Press a button; return the callback answer the bot gave. A press that gives
+        its message a new look (a target picker, Back, a setting) returns once that is
+        delivered, as `say` returns once its reply is: the handler only answers, and
+        the new look follows through the outbox."""
         update = self.press_update(user, chat_id, message_id, data)
         response = await self.post(update)
         assert response.status_code == 200, response.text
+        if shows_anew(data):
+            await self.replied(chat_id)
         return self.sim.callback_answers.get(update["callback_query"]["id"], {})
 
-    async def press_text(self, user: TgUser, chat_id: int, text_part: str) -> dict[str, Any]:
-        """Press the newest button whose text contains `text_part` in a chat."""
-        for message in reversed(self.sim.messages(chat_id)):
-            for button in message.buttons():
-                if text_part in button["text"] and "callback_data" in button:
-                    return await self.press(
-                        user, chat_id, message.message_id, button["callback_data"]
-                    )
-        raise AssertionError(f"no button {text_part!r} in chat {chat_id}")
+    async def press_text(
+        self, user: TgUser, chat_id: int, text_part: str, timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """Press the newest button whose text contains `text_part` in a chat (waiting
+        `timeout` s for one to show: the messages of a step are delivered after it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for message in reversed(self.sim.messages(chat_id)):
+                for button in message.buttons():
+                    if text_part in button["text"] and "callback_data" in button:
+                        return await self.press(
+                            user, chat_id, message.message_id, button["callback_data"]
+                        )
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no button {text_part!r} in chat {chat_id}")
+            await asyncio.sleep(0.02)
 
     async def delivered(self, game_id: str, timeout: float = 10.0) -> None:
         """Wait until the bot has delivered every message the game's steps (or, for an
@@ -302,6 +315,18 @@ class Harness:
             if time.monotonic() > deadline:
                 raise AssertionError("timed out waiting for the bot")
             await asyncio.sleep(0.02)
+
+
+def shows_anew(data: str) -> bool:
+    """Whether a press's only effect is a new look of its message (a target picker, Back,
+    a setting), queued in an outbox and delivered after the press is answered."""
+    if data.startswith(callbacks.SETTING_PREFIX):
+        return True
+    try:
+        code = callbacks.unpack(data).code
+    except callbacks.BadButton:
+        return False
+    return code == callbacks.BACK or callbacks.picker_action(code) is not None
 
 
 def _forward_webhook_reply(sim: TelegramSim, response: httpx.Response) -> None:

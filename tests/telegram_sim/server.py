@@ -9,11 +9,12 @@ retry_after). Like Telegram it can hold groups to a flood limit that counts edit
 `migrate_to_chat_id` (`migrated`; `migrate` also makes the supergroup as Telegram does:
 its own message ids from 1, none of the old group's messages). It can take a call at once
 and answer it only after the client's read timeout (`slow_answers`: the bot cannot know the
-outcome), and finds the copies of a keyboard that more than one message shows
-(`duplicate_keyboards`) or was sent with (`copies`). Like Telegram it accepts a Mini App's
-`web_app` button only in a private chat (a group's gets 400 BUTTON_TYPE_INVALID), and keeps
-the menu button `setChatMenuButton` sets (`menu_buttons`: per chat, None for the default
-of every chat).
+outcome; `slow_share`: a share of every answer, at random), lose an answer after the call
+took effect (`lose_next`: a 502 from a proxy, say), and finds the copies of a keyboard
+that more than one message shows (`duplicate_keyboards`) or was sent with (`copies`).
+Like Telegram it accepts a Mini App's `web_app` button only in a private chat (a group's
+gets 400 BUTTON_TYPE_INVALID), and keeps the menu button `setChatMenuButton` sets
+(`menu_buttons`: per chat, None for the default of every chat).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import asyncio
 import itertools
 import json
 import math
+import random
 import re
 import time
 from dataclasses import dataclass, field
@@ -110,6 +112,14 @@ class TelegramSim:
     slow_calls: int = 0  # calls that were (or are being) answered slowly
     # (method, chat) -> [how many more such calls to answer late, how many seconds late]
     late_answers: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    # (method, chat) -> how many more such calls to take and then answer with a 502
+    lost_answers: dict[tuple[str, int], int] = field(default_factory=dict)
+    lose_with_buttons: set[tuple[str, int]] = field(default_factory=set)  # see lose_next
+    lost_calls: int = 0  # calls that took effect and whose answer was lost
+    # A share of all answers (getUpdates' aside) given this many seconds late: see slow_share.
+    slow_fraction: float = 0.0
+    slow_seconds: float = 0.0
+    _slow_rng: random.Random = field(default_factory=lambda: random.Random(0))
     _written: dict[int, list[float]] = field(default_factory=dict)  # group -> times written
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
     # Supergroups number their own messages (basic groups and private chats share one count).
@@ -151,13 +161,43 @@ class TelegramSim:
         timeout, the bot cannot know that the call went through."""
         self.late_answers[(method, chat_id)] = [times, seconds]
 
+    def slow_share(self, fraction: float, seconds: float, seed: int = 0) -> None:
+        """Answer `fraction` of all calls (chosen at random, seeded; getUpdates aside) only
+        `seconds` after taking them: a Telegram that is slow now and then."""
+        self.slow_fraction, self.slow_seconds = fraction, seconds
+        self._slow_rng = random.Random(seed)
+
+    def lose_next(
+        self, method: str, chat_id: int, times: int = 1, with_buttons: bool = False
+    ) -> None:
+        """Take the next `times` calls of `method` to `chat_id` (each takes effect, and is
+        recorded) and answer them with a 502: the bot cannot know that they went through.
+        `with_buttons`: only calls that carry buttons count (a prompt, not the hand)."""
+        self.lost_answers[(method, chat_id)] = times
+        if with_buttons:
+            self.lose_with_buttons.add((method, chat_id))
+
     def _late(self, method: str, chat_id: int | None) -> float:
         """How late to answer this call (0: at once)."""
         late = self.late_answers.get((method, chat_id or 0))
-        if not late or late[0] <= 0:
-            return 0.0
-        late[0] -= 1
-        return late[1]
+        if late and late[0] > 0:
+            late[0] -= 1
+            return late[1]
+        chosen = method != "getUpdates" and self._slow_rng.random() < self.slow_fraction
+        if self.slow_fraction and chosen:
+            return self.slow_seconds
+        return 0.0
+
+    def _lost(self, method: str, chat_id: int | None, buttons: bool = False) -> bool:
+        """Whether this call's answer is lost (see lose_next)."""
+        left = self.lost_answers.get((method, chat_id or 0), 0)
+        if left <= 0:
+            return False
+        if (method, chat_id or 0) in self.lose_with_buttons and not buttons:
+            return False
+        self.lost_answers[(method, chat_id or 0)] = left - 1
+        self.lost_calls += 1
+        return True
 
     def duplicate_keyboards(self, chat_id: int | None = None) -> list[SimMessage]:
         """Messages (in a chat, or anywhere) that show a keyboard an older message of the
@@ -518,6 +558,9 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
         if method == "getUpdates" and not body.get("result"):
             await asyncio.sleep(0.2)  # a short long-poll, so the bot does not spin
         sim.calls.append(Call(method, params, time.monotonic(), status))
+        buttons = bool(params.get("reply_markup"))
+        if sim._lost(method, _chat_of(params), buttons):  # taken: its answer never comes
+            return JSONResponse({"ok": False, "error_code": 502, "description": "Bad Gateway"}, 502)
         late = sim._late(method, _chat_of(params))
         if late:
             sim.slow_calls += 1

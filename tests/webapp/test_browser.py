@@ -146,7 +146,7 @@ async def play(h: Harness, b: Browser, page: Any, app_user: TgUser, chat: list[T
                 await route.continue_(post_data=_with(body, revision=body["revision"] - 1))
 
             await page.route("**/app/api/decide", stale)
-            await buttons.first.click()
+            await page.locator("#decisions button[data-code]").first.click()
             await page.locator("#refusal").wait_for(state="visible")
             assert (await page.locator("#refusal").text_content() or "").strip()
             await page.unroute("**/app/api/decide")
@@ -156,7 +156,13 @@ async def play(h: Harness, b: Browser, page: Any, app_user: TgUser, chat: list[T
             clicks += 1
             continue
         # A double tap sends the decision once (the buttons are disabled while it flies).
-        await buttons.nth(rng.randrange(count)).dblclick()
+        chosen = buttons.nth(rng.randrange(count))
+        if "pick" in (await chosen.get_attribute("class") or ""):
+            await chosen.click()  # an action with targets: its targets come next
+            targets = page.locator("#decisions button.target")
+            await targets.first.wait_for()
+            chosen = targets.nth(rng.randrange(await targets.count()))
+        await chosen.dblclick()
         clicks += 1
         await b.drawn(page, record.rev + 1)
         assert await page.locator("#refusal").is_hidden(), await page.locator(

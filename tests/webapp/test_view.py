@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+from typing import Any
+
+import pytest
 
 from tests.bot.play import open_and_start, players
 from tests.resilience.test_no_leaks import CATALOGS, GROUP
 from tests.telegram_sim.harness import TgUser, running_bot
-from tgbot.engine import Game, game_to_dict, view_of
+from tgbot.engine import Game, Variant, game_to_dict, view_of
 from tgbot.rendering.history import claims_text
 from tgbot.service import archive
 from tgbot.service.app import page_of
@@ -53,7 +56,17 @@ async def test_a_player_sees_their_cards_and_the_table(any_redis_url: str) -> No
             else:
                 assert codes == []
             assert shown["texts"]["your_cards"] == h.tr("🂠 Your cards")
-            assert shown["waiting_for"] == [next(p.first_name for p in users if p.id == actor)]
+            actor_name = next(p.first_name for p in users if p.id == actor)
+            if u.id == actor:
+                # Their own turn is said to them, never "waiting for <them>".
+                assert shown["header"] == {"text": h.tr("▶️ Your turn"), "mine": True}
+                assert shown["waiting_for"] == []
+                assert shown["question"] == h.tr("Choose an action:")
+            else:
+                assert shown["header"]["mine"] is False
+                assert actor_name in shown["header"]["text"]
+                assert shown["waiting_for"] == [actor_name]
+                assert shown["question"] is None and shown["choices"] == []
 
 
 async def test_a_spectator_sees_the_public_view_in_english(any_redis_url: str) -> None:
@@ -165,3 +178,91 @@ def test_the_claims_list_has_no_heading_of_its_own() -> None:
         heading,
         "N1: Duke ×2, Captain",
     ]
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_the_header_says_what_each_reader_must_decide_at_every_step(variant: Variant) -> None:
+    """Random games of every variant: at each step each seated reader's header is theirs
+    (and from the catalogue) exactly when they must decide, never "waiting for <them>"; a
+    question stands over every choice but an answer's; the choices are the decisions, an
+    action with targets once, its targets with their coins and face-down cards."""
+    t = CATALOGS.get("en")
+    ids = [1, 2, 3, 4]
+    names = {pid: f"Name{pid}" for pid in ids}
+    kinds_seen: set[str] = set()
+    for seed in range(6):
+        timing = Timing(60, 30, 30, 30, 60, 2)
+        record = GameRecord(
+            f"hdr{seed}",
+            GROUP,
+            None,
+            "en",
+            1,
+            timing,
+            status=PLAYING,
+            players=[Seat(pid, names[pid], "en") for pid in ids],
+            seed=seed,
+            variant=variant.value,
+        )
+        game, _ = Game.new(ids, seed, variant=variant)
+        driver = random.Random(seed)
+        while not game.over:
+            record.engine = game_to_dict(game)
+            awaited = set(game.awaiting().players)
+            for reader in ids:
+                page = page_of(t, record, reader, 0)
+                view = view_of(game, reader)
+                mine = reader in awaited and view.seat(reader).alive
+                assert page["header"]["mine"] is mine
+                if not mine:
+                    assert page["choices"] == [] and page["question"] is None
+                    continue
+                kind = page["phase"]
+                kinds_seen.add(kind)
+                assert page["header"]["text"] in own_headers(t, view, names), kind
+                assert names[reader] not in page["waiting_for"]
+                assert (page["question"] is None) == (kind == "response")
+                flat = [
+                    target["code"]
+                    for choice in page["choices"]
+                    for target in choice.get("targets", [choice])
+                ]
+                assert sorted(flat) == sorted(d["code"] for d in page["decisions"])
+                seats = {s["name"]: s for s in page["seats"]}
+                for choice in page["choices"]:
+                    for target in choice.get("targets", []):
+                        seat = seats.get(target["name"].removesuffix(" (2)"), page["me"])
+                        assert target["coins"] == seat["coins"]
+                        if seat is not page["me"]:
+                            assert target["face_down"] == seat["face_down"] > 0
+            player = driver.choice(sorted(awaited))
+            decision = driver.choice(game.legal_decisions(player))
+            archive.note_move(record, 0, player, decision)
+            game.apply(player, decision)
+    assert {"turn", "response", "lose_card"} <= kinds_seen
+    if variant.inquisitor:
+        assert {"show_card", "examine"} & kinds_seen
+
+
+def own_headers(t: Any, view: Any, names: dict[int, str]) -> set[str]:
+    """Every header a reader's own decision of this kind may have (from the catalogue)."""
+    kind = view.awaiting.kind.value
+    actor = names.get(view.actor or 0, "")
+    target = names.get(view.target or 0, "")
+    return {
+        "turn": {t.gettext("▶️ Your turn")},
+        "response": {
+            t.gettext("❓ You are asked: challenge the block?"),
+            t.gettext("❓ You are asked: challenge, block or pass?"),
+            t.gettext("❓ You are asked: challenge?"),
+            t.gettext("❓ You are asked: block?"),
+        },
+        "lose_card": {t.gettext("🔻 Choose a card to lose")},
+        "exchange": {
+            t.ngettext("🔄 Keep {n} card", "🔄 Keep {n} cards", n).format(n=n) for n in (1, 2)
+        },
+        "show_card": {t.gettext("👁 {actor} examines you: show a card").format(actor=actor)},
+        "examine": {
+            t.gettext("🔍 {target}'s card: keep it or make them swap?").format(target=target)
+        },
+    }[kind]

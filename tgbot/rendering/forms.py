@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from enum import Enum
 
+from ..contract.languages import NC_
 from ..engine import Action, Character
-from .i18n import NC_, Translator
+from .i18n import Translator
+from .names import action_name
 
 
 class Case(Enum):
@@ -22,6 +24,7 @@ class Case(Enum):
 
     INSTRUMENTAL = "ins"  # "blocks with the Duke"
     GENITIVE = "gen"  # "the Duke's block"
+    SUBJECT = "subj"  # "the assassination fails" (English needs a noun, not the button's verb)
 
 
 CHARACTER_FORMS: dict[Case, dict[Character, tuple[str, str]]] = {
@@ -56,6 +59,12 @@ ACTION_FORMS: dict[Case, dict[Action, tuple[str, str]]] = {
         Action.CONVERT: NC_("action, genitive: the target of the …", "Conversion"),
         Action.EMBEZZLE: NC_("action, genitive: the target of the …", "Embezzlement"),
     },
+    # Only the actions a block can stop.
+    Case.SUBJECT: {
+        Action.FOREIGN_AID: NC_("action, as the subject: the … fails", "Foreign Aid"),
+        Action.ASSASSINATE: NC_("action, as the subject: the … fails", "Assassinate"),
+        Action.STEAL: NC_("action, as the subject: the … fails", "Steal"),
+    },
 }
 
 
@@ -67,7 +76,10 @@ def character_in(t: Translator, character: Character, case: Case) -> str:
 
 def action_in(t: Translator, action: Action, case: Case) -> str:
     """An action's name in a case, as the reader's language declines it."""
-    context, message = ACTION_FORMS[case][action]
+    forms = ACTION_FORMS[case]
+    if action not in forms:  # a case kept for a few actions: the plain name for the others
+        return action_name(t, action)
+    context, message = forms[action]
     return t.pgettext(context, message)
 
 

@@ -247,35 +247,34 @@ def variant_rules_text(t: Translator, variant: Variant) -> str:
     return "\n\n".join(parts)
 
 
-def rules_for(t: Translator, variant: Variant) -> str:
-    """The rules of a game of this variant: the base rules, then what the variant changes."""
-    # The pointer to /help's shuffle line, the last line: Reformation + Inquisitor's rules
-    # in Georgian leave room for no more in one message.
+def rules_messages(t: Translator, variant: Variant) -> list[str]:
+    """The rules of a game of this variant as the messages /rules sends: the rules (told
+    from the variant's deck), then what Reformation changes as a message of its own, so
+    that each stays a few phone screens, well under Telegram's limit."""
     pointer = "\n" + t.gettext("🔐 How to check the shuffle: /help")
     if variant is Variant.BASE:
-        return rules_text(t) + pointer
+        return [rules_text(t) + pointer]
     tail = variant_rules_text(t, variant)
-    # Named first; Reformation's limits, told at the end, narrow lines of the rules above.
-    head = (
-        t.gettext("🃏 This game's variant: {variant} (its changes are at the end).")
-        if tail
-        else t.gettext(
+    # Named first: the Inquisitor's changes are in the list, Reformation's in the next message.
+    if variant.inquisitor and tail:
+        head = t.gettext(
+            "🃏 This game's variant: {variant} (the Inquisitor's changes are in the list, "
+            "Reformation's in the next message)."
+        )
+    elif tail:
+        head = t.gettext("🃏 This game's variant: {variant} (its changes are in the next message).")
+    else:
+        head = t.gettext(
             "🃏 This game's variant: {variant} (what it changes: the deck, Steal, Exchange "
             "and Examine)."
         )
-    )
-    return (
-        "\n\n".join(
-            part
-            for part in (
-                head.format(variant=variant_name(t, variant)),
-                rules_text(t, variant),
-                tail,
-            )
-            if part
-        )
-        + pointer
-    )
+    first = head.format(variant=variant_name(t, variant)) + "\n\n" + rules_text(t, variant)
+    return [first, tail + pointer] if tail else [first + pointer]
+
+
+def rules_for(t: Translator, variant: Variant) -> str:
+    """The rules of a game of this variant as one text (its messages one after another)."""
+    return "\n\n".join(rules_messages(t, variant))
 
 
 def variants_list_text(t: Translator) -> str:

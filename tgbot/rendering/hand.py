@@ -3,9 +3,9 @@ buttons and what they say."""
 
 from __future__ import annotations
 
+from ..contract import callbacks
+from ..contract.steps import MORE_TIME_S
 from ..engine import PlayerView
-from ..service import callbacks
-from ..service.steps import MORE_TIME_S
 from .i18n import Translator
 from .prompting import hand_text
 from .texts import cards_text

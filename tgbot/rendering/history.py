@@ -6,9 +6,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from babel.numbers import format_decimal
 
+from ..contract import callbacks
 from ..engine import Character
 from ..engine import events as ev
-from ..service import callbacks
 from .forms import ordinal
 from .i18n import Translator
 from .texts import Names, character_name, describe, told
@@ -162,8 +162,13 @@ def _claim_entries(
         if not mine or (living is not None and player_id not in living):
             continue
         ranked = sorted(mine.items(), key=lambda x: -x[1])[:most]
+        # TRANSLATORS: the claim tracker: a character claimed {n} times ("Duke ×2").
+        times = t.gettext("{character} ×{n}")
         listing = ", ".join(
-            f"{character_name(t, Character(c))}" + (f" ×{n}" if n > 1 else "") for c, n in ranked
+            times.format(character=character_name(t, Character(c)), n=n)
+            if n > 1
+            else character_name(t, Character(c))
+            for c, n in ranked
         )
         entries.append(f"{name}: {listing}")
     return entries

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..contract.languages import N_
 from ..engine import Action, Allegiance, Character, Variant
-from .i18n import N_, Translator
+from .i18n import Translator
 
 Names = Mapping[int, str]
 

@@ -1,12 +1,13 @@
 """The service's refusals and notices in words, and the few lines it queues itself.
 
-The service says what happened (`service/outcomes.py`); this says it in one language.
+The service says what happened (`contract/outcomes.py`); this says it in one language.
 """
 
 from __future__ import annotations
 
-from ..service.outcomes import Notice, Refusal, Said
-from .i18n import N_, Translator
+from ..contract.languages import N_
+from ..contract.outcomes import Notice, Refusal, Said
+from .i18n import Translator
 from .ui import Screen
 
 REFUSALS: dict[Refusal, str] = {
@@ -32,6 +33,8 @@ REFUSALS: dict[Refusal, str] = {
     ),
     Refusal.NOT_YOURS_TO_ANSWER: N_("It is not yours to answer."),
     Refusal.CANNOT_ANSWER_THAT_WAY: N_("You cannot answer that way."),
+    Refusal.ALREADY_ANSWERED: N_("Already answered."),
+    Refusal.ALREADY_DECIDED: N_("Already decided."),
     Refusal.MORE_TIME_USED: N_("You have already used your extra time in this game."),
     Refusal.NOT_WAITING_FOR_YOU: N_("Nobody is waiting for you now."),
     Refusal.UNKNOWN_LANGUAGE: N_("Unknown language."),
@@ -120,7 +123,7 @@ def notify_toggled(t: Translator, name: str, on: bool, reachable: bool, link: st
     ).format(name=name)
     if reachable:
         return Screen(text)
-    text += "\n" + t.gettext("First open the bot and press Start, so that I may write to you.")
+    text += "\n" + t.gettext("First open the bot and press Start, so I can message you.")
     return Screen(text, [[{"text": t.gettext("🤖 Open the bot"), "url": link}]])
 
 

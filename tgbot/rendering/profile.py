@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from .i18n import N_, Translator
+from ..contract.languages import N_
+from .i18n import Translator
 
 # Telegram allows 512 and 120 characters.
 DESCRIPTION = N_(
     "Play Coup, the bluffing card game, with your friends in a Telegram group. Add me to "
     "the group and type /newgame; everyone who joins gets their cards and buttons here, in "
-    "private. Press Start so that I may write to you."
+    "private. Press Start so I can message you."
 )
 SHORT_DESCRIPTION = N_("Coup, the bluffing card game, for Telegram groups.")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..contract import callbacks
 from ..engine import (
     VARIANT_ACTIONS,
     Action,
@@ -14,7 +15,6 @@ from ..engine import (
     PlayerView,
     TakeAction,
 )
-from ..service import callbacks
 from .forms import Case, action_in
 from .i18n import Translator
 from .texts import Names, cards_line, cards_text, character_name, coins_text
@@ -68,6 +68,8 @@ class Asking:
     game_id: str
     context: int
     names: Names
+    # The hand is in the message just above (the deal): the prompt does not repeat it.
+    hand_above: bool = False
 
     @property
     def player_id(self) -> int:
@@ -110,15 +112,43 @@ class Asking:
         """The asked player's cards and coins."""
         return hand_text(self.t, self.view)
 
+    def under_hand(self, question: str) -> str:
+        """A question under the asked player's hand, unless the hand is just above."""
+        return question if self.hand_above else self.hand() + "\n" + question
+
+
+def forced_coup(legal: Sequence[Decision]) -> bool:
+    """Whether the only legal decisions are Coups (10 coins or more)."""
+    return all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal)
+
+
+def forced_coup_question(t: Translator) -> str:
+    """What a player with 10 coins or more is asked."""
+    return t.gettext("💥 You have 10 or more coins: you must stage a Coup. Against whom?")
+
+
+def target_question(t: Translator, action: Action) -> str:
+    """A target picker's question."""
+    if action is Action.CONVERT:
+        # Converting yourself costs 1, another player 2: the buttons say so.
+        return t.gettext(
+            "🔀 Whose side changes? Yourself for 1 coin, another player for 2 "
+            "(the coins go into the Reserve)."
+        )
+    # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
+    return t.gettext("{action_gen}: choose a target.").format(
+        action_gen=action_in(t, action, Case.GENITIVE)
+    )
+
 
 def turn_screen(a: Asking) -> Screen:
     """The turn keyboard: one button per legal action; targeted actions open a picker."""
     t = a.t
     legal = a.view.legal
-    if all(isinstance(d, TakeAction) and d.action is Action.COUP for d in legal):
-        forced = t.gettext("💥 You have 10 or more coins: you must stage a Coup. Against whom?")
+    if forced_coup(legal):
+        forced = forced_coup_question(t)
         coups = [d for d in legal if isinstance(d, TakeAction)]
-        return Screen(a.hand() + "\n" + forced, a.target_buttons(coups))
+        return Screen(a.under_hand(forced), a.target_buttons(coups))
     items: list[Button] = []
     wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
     codes: set[str] = set()  # targeted actions appear once, as a button to their picker
@@ -135,7 +165,7 @@ def turn_screen(a: Asking) -> Screen:
             button = a.button(ACTION_BUTTONS[d.action](t), code)
             (wide if d.action in WIDE_ACTIONS else items).append(button)
     name = a.names.get(a.player_id, "")
-    text = a.hand() + "\n" + t.gettext("▶️ Your move, {name}.").format(name=name)
+    text = a.under_hand(t.gettext("▶️ Your move, {name}.").format(name=name))
     return Screen(text, rows_of(items) + [[b] for b in wide])
 
 
@@ -148,17 +178,7 @@ def target_screen(a: Asking, action: Action) -> Screen:
     their coins and face-down cards, so nobody goes back to the group to look."""
     t = a.t
     legal = [d for d in a.view.legal if isinstance(d, TakeAction) and d.action is action]
-    if action is Action.CONVERT:
-        # Converting yourself costs 1, another player 2: the buttons say so.
-        prompt = t.gettext(
-            "🔀 Whose side changes? Yourself for 1 coin, another player for 2 "
-            "(the coins go into the Reserve)."
-        )
-    else:
-        # TRANSLATORS: {action_gen} is the action's name in the genitive case ("of the Coup").
-        prompt = t.gettext("{action_gen}: choose a target.").format(
-            action_gen=action_in(t, action, Case.GENITIVE)
-        )
+    prompt = target_question(t, action)
     keyboard = [*a.target_buttons(legal), [a.button(t.gettext("« Back"), callbacks.BACK)]]
     return Screen(a.hand() + "\n" + prompt, keyboard)
 
@@ -171,8 +191,9 @@ TARGET_NAME_CHARS = 14
 def target_label(
     t: Translator, decision: TakeAction, me: int, names: Names, view: PlayerView
 ) -> str:
-    """A target's button: "Nino · 💰3 · 🂠🂠" (with the side's mark in Reformation; a
-    Conversion says its cost: yourself for 1, another player for 2)."""
+    """A target's button: "Nino · 💰3 · 🂠🂠" (with the side's mark in Reformation). A
+    Conversion's own button says its cost; another player's cost (2) is in the prompt above,
+    since a bare "(2)" after the cards reads as a count of them."""
     if decision.action is Action.CONVERT and decision.target == me:
         return t.gettext("🔀 Myself (1 coin)")
     target = decision.target if decision.target is not None else 0
@@ -183,8 +204,6 @@ def target_label(
     label = f"{name} · 💰{seat.coins} · " + "🂠" * seat.cards_down
     if seat.allegiance is not None:
         label = f"{ALLEGIANCE_MARKS[seat.allegiance]} {label}"
-    if decision.action is Action.CONVERT:
-        label += " (2)"
     return label
 
 
@@ -206,22 +225,26 @@ def response_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     return screen
 
 
+def lose_question(t: Translator) -> str:
+    """What a player who must lose a card is asked."""
+    return t.gettext("🔻 Choose a card to turn face up:")
+
+
 def lose_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the card to turn face up."""
-    return a.screen([*context_lines, a.hand(), a.t.gettext("🔻 Choose a card to turn face up:")])
+    return a.screen([*context_lines, a.hand(), lose_question(a.t)])
+
+
+def keep_question(t: Translator, view: PlayerView) -> str:
+    """What an exchanging player is asked (their hand holds the cards drawn too)."""
+    n = len(view.my_cards)
+    return t.ngettext("Choose which card to keep:", "Choose which cards to keep:", n)
 
 
 def exchange_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Choose the cards to keep after an exchange."""
     t = a.t
-    n = len(a.view.my_cards)
-    screen = a.screen(
-        [
-            *context_lines,
-            cards_line(t, a.view.my_cards),
-            t.ngettext("Choose which card to keep:", "Choose which cards to keep:", n),
-        ]
-    )
+    screen = a.screen([*context_lines, cards_line(t, a.view.my_cards), keep_question(t, a.view)])
     items = [b for row in screen.keyboard for b in row]
     if any(len(b["text"]) > KEEP_SHARED_ROW_CHARS for b in items):  # "Duke + Captain" in ka
         screen.keyboard = rows_of(items, 1)
@@ -236,25 +259,40 @@ SHARED_ROW_CHARS = 20
 KEEP_SHARED_ROW_CHARS = 15
 
 
+def show_question(t: Translator, view: PlayerView, names: Names) -> str:
+    """What an examined player is asked: which card to show the examiner."""
+    actor = names.get(view.actor or 0, "")
+    question = t.gettext("👁 Choose the card to show {actor}; only they will see it:")
+    return question.format(actor=actor)
+
+
 def show_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Examine: choose which face-down card to show the examiner (only they will see it)."""
-    actor = a.names.get(a.view.actor or 0, "")
-    question = a.t.gettext("👁 Choose the card to show {actor}; only they will see it:")
-    return a.screen([*context_lines, a.hand(), question.format(actor=actor)])
+    return a.screen([*context_lines, a.hand(), show_question(a.t, a.view, a.names)])
+
+
+def examined_line(t: Translator, view: PlayerView, names: Names) -> str | None:
+    """What the examiner was shown (None before it is shown)."""
+    if view.examined is None:
+        return None
+    target = names.get(view.target or 0, "")
+    return t.gettext("👁 {target} shows you: {character}.").format(
+        target=target, character=character_name(t, view.examined)
+    )
+
+
+def examine_question(t: Translator, view: PlayerView, names: Names) -> str:
+    """What the examiner is asked: let the card be kept, or force a swap."""
+    target = names.get(view.target or 0, "")
+    return t.gettext(
+        "Let {target} keep the card, or make them swap it for one from the deck?"
+    ).format(target=target)
 
 
 def examine_screen(a: Asking, context_lines: Sequence[str]) -> Screen:
     """Examine: the examiner sees the card and lets it be kept or forces a swap."""
-    t = a.t
-    target = a.names.get(a.view.target or 0, "")
     lines = list(context_lines)
-    if a.view.examined is not None:
-        seen = t.gettext("👁 {target} shows you: {character}.").format(
-            target=target, character=character_name(t, a.view.examined)
-        )
-        if seen not in lines:
-            lines.append(seen)
-    question = t.gettext(
-        "Let {target} keep the card, or make them swap it for one from the deck?"
-    ).format(target=target)
-    return a.screen([*lines, a.hand(), question])
+    seen = examined_line(a.t, a.view, a.names)
+    if seen is not None and seen not in lines:
+        lines.append(seen)
+    return a.screen([*lines, a.hand(), examine_question(a.t, a.view, a.names)])

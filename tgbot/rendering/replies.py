@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..service.outcomes import Refusal, Said
+from ..contract.outcomes import Refusal, Said
 from .i18n import Translator
 from .notices import say
 from .ui import Button, Screen

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..service import callbacks
-from ..service.settings import SETTINGS, ChatSettings
-from .i18n import LANGUAGE_NAMED, LANGUAGE_TABLE, Translator
+from ..contract import callbacks
+from ..contract.languages import LANGUAGE_NAMED, LANGUAGE_TABLE
+from ..contract.settings import SETTINGS, ChatSettings
+from .i18n import Translator
 from .texts import variant_name
 from .ui import Screen, rows_of, seconds_text
 
@@ -39,7 +40,7 @@ def _variant_label(t: Translator, s: ChatSettings) -> str:
     return t.gettext("🃏 Variant: {value}").format(value=variant_name(t, s.variant))
 
 
-# The words of each row of the settings screen, by the setting's key (service/settings.py
+# The words of each row of the settings screen, by the setting's key (contract/settings.py
 # has the rows, in order, and what each button switches to).
 SETTING_LABELS: dict[str, Callable[[Translator, ChatSettings], str]] = {
     "lang": _language_label,
@@ -60,6 +61,11 @@ SETTING_LABELS: dict[str, Callable[[Translator, ChatSettings], str]] = {
     "answers": _answers_label,
     "variant": _variant_label,
 }
+
+
+def setting_label(t: Translator, current: ChatSettings, key: str) -> str:
+    """One setting's row as the screen shows it (what a press on it answers)."""
+    return SETTING_LABELS[key](t, current)
 
 
 def settings_screen(t: Translator, current: ChatSettings) -> Screen:

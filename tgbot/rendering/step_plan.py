@@ -16,28 +16,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import Decision, DecisionKind, Game, PlayerView, game_from_dict, game_to_dict, view_of
-from ..engine import events as ev
-from ..service.plan import BUTTONS, END, Deadline, Edit, Fallback, Moment, Plan, Send
-from ..service.steps import (
-    BOARD_EVERY,
+from ..contract.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
+from ..contract.steps import (
     END_REF,
     Claim,
     StepOutcome,
     Table,
-    Tail,
+    Verdict,
     prompt_ref,
     turn_ref_of,
 )
+from ..engine import Decision, DecisionKind, Game, PlayerView, view_of
+from ..engine import events as ev
 from . import app_links, hand, history, notices, prompting, tabletop, ui
 from .app_links import AppLinks
 from .i18n import Catalogs, Translator
 from .texts import Names, describe, involves
 from .texts import told as worth_a_line
 
-# An edit that only says who may still answer waits this long for a newer one to replace
-# it (answers come in bursts); the group is never further behind than that.
-HOLD_MS = 1200
+# A story state between a turn's claim and its verdict waits this long for them before it
+# is shown: a choice made within it is told by the verdict alone, a longer wait (a person
+# choosing a card, thinking) is shown while it lasts, if the group's minute has room.
+STORY_HOLD_MS = 6_000
 
 # The events by which a player answers or decides, and who decided: such a line closes
 # that player's prompt.
@@ -117,14 +117,15 @@ class StepPlanner:
         self.catalogs = catalogs
         self.bot_username = bot_username
         self.links = links or AppLinks()  # the Mini App's buttons (none when not configured)
-        self.hold_ms = HOLD_MS
 
     def table_rows(self, t: Translator, game_id: str, context: int, more_time: bool) -> ui.Keyboard:
         """The live turn message's last rows: 👁 My cards (and ⏳ More time), then the
         Mini App's direct link when it is configured."""
-        return hand.table_row(t, game_id, context, more_time) + app_links.group_row(
-            t, self.links, self.bot_username, game_id
-        )
+        return hand.table_row(t, game_id, context, more_time) + self.app_row(t, game_id)
+
+    def app_row(self, t: Translator, game_id: str) -> ui.Keyboard:
+        """A group message's row to the Mini App on `game_id` ([] when not configured)."""
+        return app_links.group_row(t, self.links, self.bot_username, game_id)
 
     def unreachable_note(self, table: Table, user_id: int) -> str:
         """What the group reads when a player cannot be written to privately."""
@@ -192,47 +193,31 @@ class StepPlanner:
         events: list[ev.Event],
         bluffs: Sequence[Claim] | None,
     ) -> None:
-        """The group's turn message: closed when a turn ends (its story, the seats it
-        changed, whose turn it is next), else sent or edited with the turn so far and who
-        must decide until when; the game's end is a message of its own. A closed turn's
-        "whose turn" line goes once the next turn's message is out (`service/advance.py`
-        keeps that line's facts, `Tail`, and follows the same steps)."""
+        """The group's turn message: closed when a turn ends by its verdict (its story, the
+        seats it changed, who moves next), else sent or edited with the turn so far and
+        its answers; the game's end is a message of its own (`service/advance.py` follows
+        the same steps)."""
         table = outcome.table
         t = self.catalogs.get(table.lang)
         public = view_of(game)
         legacy, told = list(outcome.story), list(outcome.told)
-        turn_ref, tail, turns = outcome.turn_ref, outcome.tail, outcome.turns
-        # Older closed turns whose "whose turn" line goes: after the messages that replace
-        # it are queued (each turn's message has its own reference).
-        dropped: list[Tail] = []
+        turn_ref, turns = outcome.turn_ref, outcome.turns
+        closings = iter(outcome.closings)
         for e in events:
             if isinstance(e, ev.TurnStarted):
                 if legacy or told:
-                    if turn_ref is None and tail is not None:
-                        dropped.append(tail)
-                    tail = Tail(
-                        turn_ref or turn_ref_of(turns),
-                        tuple(legacy),
-                        tuple(told),
-                        game_to_dict(game),
-                        table.claims,
-                        turns % BOARD_EVERY == 0,
-                    )
-                    text = self._closed_text(t, table, public, tail, with_tail=True)
+                    closing = next(closings)
+                    text = self._verdicts_text(t, table, public, closing.verdicts)
                     deadline = Deadline(outcome.context, outcome.seconds)
-                    self._turn_op(plan, table, tail.ref, turn_ref is None, text, None, deadline)
+                    self._turn_op(plan, table, closing.ref, closing.new, text, None, deadline)
                 legacy, told, turn_ref = [], [], None
                 turns += 1
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
                 told.append(e)
         if game.over:
-            self._game_over(plan, outcome, public, turn_ref, tail, legacy, told, bluffs)
-            self._drop_tails(plan, table, dropped)
+            self._game_over(plan, outcome, public, turn_ref, legacy, told, bluffs)
             return
-        if outcome.turn_shown and turn_ref is None and tail is not None:
-            dropped.append(tail)
         self._turn_now(plan, outcome, game, t, public, turn_ref, turns, legacy, told)
-        self._drop_tails(plan, table, dropped)
 
     def _turn_now(
         self,
@@ -246,9 +231,11 @@ class StepPlanner:
         legacy: list[str],
         told: list[ev.Event],
     ) -> None:
-        """The current turn's message: sent or edited with the turn so far, its answers
-        and its deadline (nothing when the closed turn's message says who moves next)."""
-        if not outcome.turn_shown:
+        """The current turn's message: sent with the turn so far, its answers and its
+        deadline; edited when its buttons change (a new window), and otherwise only
+        optionally (a challenge made, a card being chosen: the verdict tells it anyway).
+        A pass changes nothing the group is shown."""
+        if not outcome.turn_shown or outcome.same_context:
             return
         table = outcome.table
         names = dict(table.names)
@@ -262,30 +249,21 @@ class StepPlanner:
             target = _target_name(public, names)
             asked = len(waiting.players)
             question = ui.answers_question(t, waiting.window, options, asked, target)
-        if kb is not None:  # 👁 My cards and ⏳ More time ride on the answer buttons only
+            # 👁 My cards and ⏳ More time ride on the answer buttons only
             more = bool(set(waiting.players) - table.more_time_used)
             kb = kb + self.table_rows(t, table.game_id, outcome.context, more)
-        if not outcome.same_context:
+        ref = turn_ref or turn_ref_of(turns)
+        if turn_ref is None or kb is not None:
             text = tabletop.turn_message(t, public, names, story, True, question)
             deadline = Deadline(outcome.context, outcome.seconds)
-            ref = turn_ref or turn_ref_of(turns)
             self._turn_op(plan, table, ref, turn_ref is None, text, kb, deadline)
             return
-        # Only passes: the message changes only when it names who may still answer (the
-        # last few) or its buttons change.
-        named_before = outcome.awaited_before <= tabletop.NAMED_ANSWERERS
-        named_now = len(waiting.players) <= tabletop.NAMED_ANSWERERS
-        if not (named_before or named_now or outcome.answers_changed):
-            return
-        settled = outcome.deadline_settled and outcome.deadline_ms is not None
-        text = tabletop.turn_message(t, public, names, story, settled, question)
-        text, offset = ui.take_moment(text)
-        at = Moment(offset, outcome.deadline_ms) if offset is not None and settled else None
-        assert turn_ref is not None  # the same decision: its message was sent
-        # Naming the last few first may wait for room in the group's minute (nothing
-        # false is shown meanwhile); taking a name off that is shown may not.
-        optional = not named_before and not outcome.answers_changed
-        plan.add(Edit(table.chat, turn_ref, text, kb, self.hold_ms, optional, moment=at))
+        # A story state with no buttons (a challenge made, a card being chosen): shown only
+        # when the choice it waits for takes a while (it is held STORY_HOLD_MS for the
+        # verdict or the next window to replace it), and then only while the group's minute
+        # has room; the window's buttons it replaces answer "already answered" meanwhile.
+        text = tabletop.turn_message(t, public, names, story, False, question)
+        plan.add(Edit(table.chat, ref, text, hold_ms=STORY_HOLD_MS, optional=True))
 
     def _story(
         self, t: Translator, table: Table, legacy: Sequence[str], told: Sequence[ev.Event]
@@ -297,37 +275,37 @@ class StepPlanner:
         return lines
 
     def _closed_text(
-        self, t: Translator, table: Table, view: PlayerView, tail: Tail, with_tail: bool
+        self,
+        t: Translator,
+        table: Table,
+        view: PlayerView,
+        legacy: Sequence[str],
+        told: Sequence[ev.Event],
+        board: bool,
+        next_player: int | None,
     ) -> str:
-        """A closed turn's message (with whose turn it is next, marked for its moment)."""
+        """A closed turn's verdict (ending with who moved next, `next_player`, if any)."""
         names = dict(table.names)
-        told = [e for e in tail.told if not isinstance(e, ev.GameEnded)]
-        lines = self._story(t, table, tail.story, told)
+        told = [e for e in told if not isinstance(e, ev.GameEnded)]
+        lines = self._story(t, table, legacy, told)
         living = {p.id for p in view.seats if p.cards_down}
-        claims = history.claims_line(t, tail.claims, names, living) if tail.board else ""
-        return tabletop.closed_turn_message(
-            t, view, names, lines, told, tail.board, claims, with_tail
-        )
+        claims = history.claims_line(t, table.claims, names, living) if board else ""
+        return tabletop.closed_turn_message(t, view, names, lines, told, board, claims, next_player)
 
-    def _drop_tails(self, plan: Plan, table: Table, tails: Sequence[Tail]) -> None:
-        """Older closed turns' messages lose their "whose turn" line: the next turn's
-        message (or the end) is queued before. The lane may leave this edit behind
-        (optional): with the group's minute short, the new message and the answers come
-        first; but it goes in the class of an edit that changes buttons, not with a
-        status edit's leftovers, which a game at a table's pace never leaves (it still
-        replaces, and stays as required as, a waiting edit of its message)."""
-        for tail in tails:
-            plan.add(self.tail_dropped(table, tail, optional=True))
-
-    def tail_dropped(self, table: Table, tail: Tail, optional: bool = False) -> Edit:
-        """A closed turn's message without its "whose turn" line (the next turn's message
-        is out, or the game closed)."""
-        t = self.catalogs.get(table.lang)
-        view = view_of(game_from_dict(dict(tail.engine)))
-        text = self._closed_text(t, table, view, tail, with_tail=False)
-        if optional:
-            return Edit(table.chat, tail.ref, text, optional=True, priority=BUTTONS)
-        return Edit(table.chat, tail.ref, text)
+    def _verdicts_text(
+        self,
+        t: Translator,
+        table: Table,
+        view: PlayerView,
+        verdicts: Sequence[Verdict],
+    ) -> str:
+        """A message of closed turns: the first with its own message, then the quiet
+        turns added to it, each a verdict."""
+        parts = [
+            self._closed_text(t, table, view, v.story, v.told, v.board, v.next_player)
+            for v in verdicts
+        ]
+        return "\n\n".join(parts)
 
     def _game_over(
         self,
@@ -335,34 +313,31 @@ class StepPlanner:
         outcome: StepOutcome,
         public: PlayerView,
         turn_ref: str | None,
-        tail: Tail | None,
         legacy: list[str],
         told: list[ev.Event],
         bluffs: Sequence[Claim] | None,
     ) -> None:
         """The end comes as a new message, which rings: the winner, every card, who
         claimed what, Play again and Replay; a last turn that had no message yet tells its
-        story at its top. Then the last turn's message closes (its story, no "whose turn",
-        no buttons), or the older closed turn's loses its "whose turn" line."""
+        story at its top. Then the last turn's message closes (its story, no buttons)."""
         table = outcome.table
         t = self.catalogs.get(table.lang)
         names = dict(table.names)
         story = [] if turn_ref is not None else self._end_story(t, table, legacy, told)
         summary = "" if bluffs is None else history.bluff_summary(t, bluffs, names)
         text = tabletop.game_over_message(t, public, names, story, summary, seed_line(t, table))
-        keyboard = tabletop.play_again_keyboard(t, table.game_id) + history.replay_button(
-            t, table.game_id
+        keyboard = (
+            tabletop.play_again_keyboard(t, table.game_id)
+            + history.replay_button(t, table.game_id)
+            + self.app_row(t, table.game_id)
         )
         # First in the group's minute, and first in its lane: the end goes out within
         # seconds however busy the group is (its one reserved slot is not spent on an
         # edit of an older message queued before it; those follow, in their own class).
         plan.add(Send(table.chat, text, keyboard, END_REF, table.thread, priority=END))
         if turn_ref is not None:
-            last = Tail(turn_ref, tuple(legacy), tuple(told), {}, table.claims, False)
-            text = self._closed_text(t, table, public, last, with_tail=False)
+            text = self._closed_text(t, table, public, legacy, told, False, None)
             plan.add(Edit(table.chat, turn_ref, text))
-        elif tail is not None:
-            self._drop_tails(plan, table, [tail])
 
     def turn_as_it_stands(
         self,
@@ -400,15 +375,6 @@ class StepPlanner:
         text, offset = ui.take_moment(text)
         at = Moment(offset, deadline_ms) if offset is not None and shown else None
         return Edit(table.chat, turn_ref, text, kb, optional=optional, moment=at)
-
-    def tail_as_it_stands(self, table: Table, tail: Tail, deadline_ms: int) -> Edit:
-        """A closed turn's message that still says whose turn it is, with that deadline's
-        moment now at `deadline_ms` (⏳ More time): optional, a newer state replaces it."""
-        t = self.catalogs.get(table.lang)
-        view = view_of(game_from_dict(dict(tail.engine)))
-        text, offset = ui.take_moment(self._closed_text(t, table, view, tail, with_tail=True))
-        at = None if offset is None else Moment(offset, deadline_ms)
-        return Edit(table.chat, tail.ref, text, optional=True, moment=at)
 
     def _turn_op(
         self,
@@ -471,6 +437,12 @@ class StepPlanner:
         fallback = self.fallback(table, user_id)
         if user_id in outcome.prompted:
             view = view_of(game, user_id)
+            # The hand dealt stays readable in their chat: a message of their own, which
+            # no later edit overwrites (the prompt is closed by an edit); the prompt under
+            # it does not say the same cards again.
+            dealt = any(isinstance(e, ev.CardsDealt) and e.recipient == user_id for e in events)
+            if dealt:
+                plan.add(Send(user_id, prompting.hand_text(t, view), fallback=fallback))
             # The prompt shows their hand: the deal line would say the same cards twice.
             hand_shown = [
                 line
@@ -479,7 +451,7 @@ class StepPlanner:
                 and not isinstance(e, ev.CardsDealt)
                 and (line := describe(e, t, names, user_id))
             ]
-            screen = self._prompt(t, outcome, view, events, names, hand_shown)
+            screen = self._prompt(t, outcome, view, events, names, hand_shown, dealt)
             if user_id not in table.more_time_used:
                 screen.keyboard += hand.prompt_row(t, table.game_id, outcome.context)
             screen.keyboard += app_links.private_row(t, self.links, table.game_id)
@@ -506,11 +478,19 @@ class StepPlanner:
         if closing:
             text = self._closing_text(t, events, names, user_id)
             secrets_here = [line for line in secrets_here if line != text]  # said already
+            # Echoing their own choice is optional, the bot's lowest priority (sent only
+            # while its 30 a second have room; the stale buttons answer "already
+            # decided"); what else it tells them (a result, the clock, a knock-out, the
+            # end) is not.
+            echo = "\n" not in text and not any(
+                isinstance(e, ev.DecisionTimedOut) and e.player == user_id for e in events
+            )
             if out_line:
                 text += "\n" + out_line
             if end_line:
                 text += "\n" + end_line
-            plan.add(Edit(user_id, prompt_ref(user_id), text, fallback=fallback))
+            optional = echo and not (out_line or end_line)
+            plan.add(Edit(user_id, prompt_ref(user_id), text, optional=optional, fallback=fallback))
             if secrets_here:
                 plan.add(Send(user_id, "\n".join(secrets_here), fallback=fallback))
         elif secrets_here or knocked_out or won:
@@ -524,9 +504,12 @@ class StepPlanner:
         events: list[ev.Event],
         names: dict[int, str],
         own_lines: list[str],
+        hand_above: bool,
     ) -> ui.Screen:
         kind = view.awaiting.kind
-        asking = prompting.Asking(t, view, outcome.table.game_id, outcome.context, names)
+        asking = prompting.Asking(
+            t, view, outcome.table.game_id, outcome.context, names, hand_above
+        )
         if kind is DecisionKind.TURN:
             screen = prompting.turn_screen(asking)
             if own_lines:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..contract import callbacks
 from ..engine import (
     MAX_PLAYERS,
     Action,
@@ -16,7 +17,6 @@ from ..engine import (
     Variant,
 )
 from ..engine import events as ev
-from ..service import callbacks
 from .i18n import Translator
 from .texts import Names, cards_text, variant_name
 from .ui import (
@@ -26,7 +26,6 @@ from .ui import (
     Screen,
     decision_label,
     rows_of,
-    seconds_text,
     until_text,
 )
 
@@ -48,9 +47,7 @@ def lobby_screen(
         count=len(players), max=MAX_PLAYERS
     )
     text += "\n" + listing + "\n\n"
-    text += t.gettext(
-        "Press Join. With 2 or more players the game starts by itself in {time}."
-    ).format(time=seconds_text(t, wait_seconds))
+    text += lobby_wait_text(t, wait_seconds)
     keyboard = rows_of(
         [
             {
@@ -80,6 +77,23 @@ def lobby_screen(
         ]
     )
     return Screen(text, keyboard)
+
+
+def lobby_wait_text(t: Translator, seconds: int) -> str:
+    """When the lobby starts by itself: in whole minutes from a minute up (rounded up, so a
+    join a second later does not turn "2 minutes" into "119 seconds"), in seconds below."""
+    if seconds >= 60:
+        minutes = -(-seconds // 60)
+        return t.ngettext(
+            "Press Join. With 2 or more players the game starts by itself in {n} minute.",
+            "Press Join. With 2 or more players the game starts by itself in {n} minutes.",
+            minutes,
+        ).format(n=minutes)
+    return t.ngettext(
+        "Press Join. With 2 or more players the game starts by itself in {n} second.",
+        "Press Join. With 2 or more players the game starts by itself in {n} seconds.",
+        seconds,
+    ).format(n=seconds)
 
 
 def lobby_closed_text(t: Translator, reason: str, players: Sequence[str]) -> str:
@@ -198,29 +212,33 @@ def changed_seats(told: Sequence[ev.Event]) -> set[int]:
     return changed
 
 
-# Who may still answer a claim is named only once this few are left: a longer list would
-# change with every Pass, and an edit held back under the group's limit would leave names
-# on it that have answered. One: the last answerer is named (an edit that may wait for
-# room), and no shown name ever has to come off before the window closes; naming two
-# cost a 6-player window one more edit a person must see, in a minute the game already
-# fills.
-NAMED_ANSWERERS = 1
-
-
-def status_text(t: Translator, view: PlayerView, names: Names, moment: bool = True) -> str:
+def status_text(
+    t: Translator,
+    view: PlayerView,
+    names: Names,
+    moment: bool = True,
+    in_private: bool = False,
+    name_answerers: bool = False,
+) -> str:
     """Who must decide now, and (`moment`) until when: the moment is marked for the sender
-    (ui.take_moment). While more than `NAMED_ANSWERERS` may answer a claim, nobody is
-    named."""
+    (ui.take_moment). Who may answer a claim is named only with `name_answerers` (the Mini
+    App, redrawn for free; in the group each pass would cost an edit); `in_private`: they
+    answer in their private chats (the group shows no buttons)."""
     waiting = view.awaiting
     who = ", ".join(names.get(p, str(p)) for p in waiting.players)
     if waiting.kind is None:
         return ""
-    if waiting.kind is DecisionKind.RESPONSE and len(waiting.players) > NAMED_ANSWERERS:
-        text = t.gettext("⏳ Time to answer")
+    if waiting.kind is DecisionKind.RESPONSE and name_answerers:
+        text = t.gettext("⏳ Waiting for: {players}.").format(players=who)
+    elif waiting.kind is DecisionKind.RESPONSE:
+        text = (
+            t.gettext("⏳ Time to answer (in private)")
+            if in_private
+            else t.gettext("⏳ Time to answer")
+        )
     else:
         texts = {
             DecisionKind.TURN: t.gettext("▶️ {players} to move."),
-            DecisionKind.RESPONSE: t.gettext("⏳ Waiting for: {players}."),
             DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
             DecisionKind.EXCHANGE: t.ngettext(
                 "⏳ {players} chooses a card to keep.",
@@ -280,7 +298,8 @@ def turn_message(
     and until when (the moment marked, if `moment`), and, over the answer buttons,
     `question`: what they answer."""
     lines = list(story)
-    status = status_text(t, view, names, moment)
+    # No question over the buttons: the answers are asked in private.
+    status = status_text(t, view, names, moment, in_private=not question)
     if status:
         lines += ["", status]
     if question:
@@ -296,11 +315,11 @@ def closed_turn_message(
     told: Sequence[ev.Event],
     board: bool = False,
     claims: str = "",
-    tail: bool = True,
+    next_player: int | None = None,
 ) -> str:
-    """A finished turn's message: its story, then the seats it changed (the whole table
-    and the claim tracker's line, `claims`, when `board`), then, while it is the newest
-    (`tail`), whose turn it is and until when (the moment marked)."""
+    """A finished turn's verdict: its story, then the seats it changed (the whole table
+    and the claim tracker's line, `claims`, when `board`), then who moved next
+    (`next_player`, if any), worded to stay true once they have moved."""
     lines = list(story)
     if board:
         lines += ["", board_text(t, view, names, mark=False)]
@@ -311,8 +330,9 @@ def closed_turn_message(
         # No blank line before them: a seat's line starts with its place ("3. "), and the
         # message stays within a phone's glance.
         lines += [seat_line(t, view, p, names, False) for p in view.seats if p.id in changed]
-    if tail and view.winner is None and (status := status_text(t, view, names)):
-        lines.append(status)
+    if next_player is not None:
+        player = names.get(next_player, str(next_player))
+        lines.append(t.gettext("➡️ next: {player}").format(player=player))
     return "\n".join(lines).strip("\n")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine import Action, Allegiance, Character, DecisionKind
 from ..engine import events as ev
-from .forms import Case, character_in
+from .forms import Case, action_in, character_in
 from .i18n import Translator
 from .names import ACTION_NAMES as ACTION_NAMES
 from .names import ALLEGIANCE_NAMES as ALLEGIANCE_NAMES
@@ -221,10 +221,11 @@ class _Describer:
         )
 
     def action_blocked(self, e: ev.ActionBlocked) -> str:
-        # TRANSLATORS: {character_gen} is the blocking character in the genitive ("Duke's").
-        return self.t.gettext("🛡 The {character_gen} block stands: {action} fails.").format(
+        # TRANSLATORS: {character_gen} is the blocking character in the genitive ("Duke's");
+        # {action_subj} the blocked action as the subject of "fails" ("the assassination").
+        return self.t.gettext("🛡 The {character_gen} block stands: {action_subj} fails.").format(
             character_gen=character_in(self.t, e.character, Case.GENITIVE),
-            action=action_name(self.t, e.action),
+            action_subj=action_in(self.t, e.action, Case.SUBJECT),
         )
 
     def coins_refunded(self, e: ev.CoinsRefunded) -> str:
@@ -264,7 +265,7 @@ class _Describer:
                 )
         elif e.action is Action.ASSASSINATE:
             if e.target == self.you:
-                text = t.gettext("🗡 {actor} assassinates you: you lose a card.")
+                text = t.gettext("🗡 The assassination succeeds: you lose a card.")
             else:
                 text = t.gettext("🗡 The assassination succeeds: {target} loses a card.")
         elif e.action is Action.COUP:
@@ -447,10 +448,20 @@ class _Describer:
     def embezzler_cleared(self, e: ev.EmbezzlerCleared) -> str:
         cards = cards_text(self.t, e.cards)
         if e.claimant == self.you:
-            text = self.t.gettext("🃏 You show {cards}: no Duke, the challenge fails.")
-        else:
-            text = self.t.gettext("🃏 {claimant} shows {cards}: no Duke, the challenge fails.")
-        return text.format(claimant=self.name(e.claimant), cards=cards)
+            # Their own line says which cards they drew (CardsRedrawn).
+            return self.t.gettext("🃏 You show {cards}: no Duke, the challenge fails.").format(
+                cards=cards
+            )
+        shown = self.t.gettext("🃏 {claimant} shows {cards}: no Duke, the challenge fails.")
+        # TRANSLATORS: the cards just shown go back into the deck and are replaced, so that
+        # nobody at the table believes the player still holds them.
+        redrawn = self.t.ngettext(
+            "♻️ {player} shuffles the card shown back into the deck and draws a new one.",
+            "♻️ {player} shuffles the cards shown back into the deck and draws new ones.",
+            len(e.cards),
+        )
+        name = self.name(e.claimant)
+        return shown.format(claimant=name, cards=cards) + "\n" + redrawn.format(player=name)
 
     def examined_card(self, e: ev.ExaminedCard) -> str:
         return self.t.gettext("👁 {target} shows you: {character}.").format(

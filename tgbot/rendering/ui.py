@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..contract import plan
 from ..engine import (
     Action,
     Allegiance,
@@ -23,7 +24,6 @@ from ..engine import (
     TakeAction,
     Window,
 )
-from ..service import plan
 from .forms import Case, character_in
 from .i18n import Translator
 from .texts import Names, character_name
@@ -86,7 +86,9 @@ def decision_label(t: Translator, decision: Decision, names: Names) -> str:
     assert isinstance(decision, KeepCards)
     cards = decision.cards
     if len(cards) == 2 and cards[0] == cards[1]:
-        return f"2 × {character_name(t, cards[0])}"  # shorter than "Captain + Captain"
+        # TRANSLATORS: a button: keep both cards of one character (shorter than "Captain +
+        # Captain").
+        return t.gettext("2 × {character}").format(character=character_name(t, cards[0]))
     return " + ".join(character_name(t, c) for c in cards)
 
 

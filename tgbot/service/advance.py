@@ -7,6 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..contract.steps import (
+    BOARD_EVERY,
+    END_REF,
+    MOST_VERDICTS,
+    Claim,
+    Closing,
+    Newest,
+    Reader,
+    StepOutcome,
+    Table,
+    Verdict,
+    newest_from_dict,
+    newest_to_dict,
+    turn_ref_of,
+)
 from ..engine import (
     Challenge,
     Character,
@@ -14,23 +29,10 @@ from ..engine import (
     DecisionKind,
     Game,
     Pass,
-    game_to_dict,
     view_of,
 )
 from ..engine import events as ev
 from .records import GameRecord, Timing
-from .steps import (
-    BOARD_EVERY,
-    END_REF,
-    Claim,
-    Reader,
-    StepOutcome,
-    Table,
-    Tail,
-    tail_from_dict,
-    tail_to_dict,
-    turn_ref_of,
-)
 
 # A decision's deadline runs from when its prompt reaches Telegram. Until then it is this
 # much later, so a prompt held back (a group's 20 a minute) never costs anyone their turn.
@@ -97,45 +99,41 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
     )
     table = table_of(record, game.over)
 
-    # The group's turn message: a new turn closes the old one's; the new one is sent once
-    # it has something to tell (at once at the game's end).
-    # A closed turn's message ends with whose turn it is (its tail) until the next turn's
-    # message is out (rendering/step_plan.py follows the same steps).
+    # The group's turn message: a new turn closes the old one's (its verdict, which says
+    # who moves next). A turn is sent a message of its own once it opens a window to
+    # answer (at once at the game's end); a turn with nothing to answer (Income, a Coup, a
+    # timeout's default) has none: its verdict is added to the game's newest message.
+    # rendering/step_plan.py renders what this decides.
     before = told_of(record)
     story, told = list(record.story), list(before)
-    turn_ref, turn_ended = record.turn_ref, False
-    tail = tail_before = tail_from_dict(record.tail)
+    turn_ref = record.turn_ref
     turns = record.turns
+    newest = newest_from_dict(record.newest)
+    closings: list[Closing] = []
     for e in events:
         if isinstance(e, ev.TurnStarted):
             if story or told:
-                tail = Tail(
-                    turn_ref or turn_ref_of(turns),
-                    tuple(story),
-                    tuple(told),
-                    game_to_dict(game),
-                    {p: dict(c) for p, c in record.claims.items()},
-                    turns % BOARD_EVERY == 0,
-                )
-            turn_ref, story, told, turn_ended = None, [], [], True
+                verdict = Verdict(tuple(story), tuple(told), turns % BOARD_EVERY == 0, e.player)
+                quiet = turn_ref is None and newest is not None
+                if quiet and newest is not None and len(newest.verdicts) < MOST_VERDICTS:
+                    newest = Newest(newest.ref, (*newest.verdicts, verdict))
+                    closings.append(Closing(newest.ref, False, newest.verdicts))
+                else:
+                    ref = turn_ref or turn_ref_of(turns)
+                    newest = Newest(ref, (verdict,))
+                    closings.append(Closing(ref, turn_ref is None, (verdict,)))
+            turn_ref, story, told = None, [], []
             turns += 1
         elif _tells_the_group(e):
             told.append(e)
-    turn_shown = game.over or not (turn_ended and not (story or told))
-    if game.over or (turn_shown and turn_ref is None):
-        tail = None  # a new message is sent: the tail goes from the older one first
+    turn_shown = (
+        game.over
+        or turn_ref is not None
+        or (bool(story or told) and waiting.kind is DecisionKind.RESPONSE)
+    )
     asks_table = not game.over and waiting.kind is DecisionKind.RESPONSE and table.answers_at_table
     options = tuple(answer_options(game, waiting.players)) if asks_table else ()
     table_context = context if turn_shown and options else None
-    awaited_before, answers_changed = len(waiting.players), True
-    if same_context:
-        passers = [e.player for e in events if isinstance(e, ev.ResponsePassed)]
-        awaited_before += len(passers)
-        if asks_table and record.engine is not None:
-            earlier = record.game()
-            answers_changed = options != tuple(
-                answer_options(earlier, [*earlier.awaiting().players])
-            )
 
     humans = {r.id for r in table.readers}
     prompted = frozenset(
@@ -175,13 +173,10 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         told=before,
         story_after=tuple(story),
         told_after=tuple(told),
-        tail=tail_before,
-        tail_after=tail,
+        closings=tuple(closings),
+        newest_after=newest,
         turns=record.turns,
         turns_after=turns,
-        deadline_settled=same_context and record.delivered == context,
-        awaited_before=awaited_before,
-        answers_changed=answers_changed,
         end_tells_last_turn=game.over and turn_ref is None,
     )
 
@@ -208,8 +203,8 @@ def settle(record: GameRecord, outcome: StepOutcome, bluffs: Sequence[Claim] | N
     record.table_context = outcome.table_context
     record.story = list(outcome.story_after)
     record.turn_events = [e.to_dict() for e in outcome.told_after]
-    record.tail = tail_to_dict(outcome.tail_after)
     record.turns = outcome.turns_after
+    record.newest = newest_to_dict(outcome.newest_after)
     record.end_tells_last_turn = outcome.end_tells_last_turn
     if bluffs is not None:
         record.bluffs = [list(claim) for claim in bluffs]

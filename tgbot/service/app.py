@@ -7,14 +7,15 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract import callbacks
+from ..contract.outcomes import Notice, Refusal, Said
 from ..engine import Game, view_of
 from ..engine.events import event_from_dict
 from ..rendering import app_view
 from ..rendering.i18n import Translator, pick_language
-from . import archive, callbacks
+from . import archive
 from .advance import bluffs_of
 from .core import GameSteps
-from .outcomes import Notice, Refusal, Said
 from .play import PlayRoom
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person
@@ -104,6 +105,17 @@ class AppRoom:
         return await self._decided(
             await self.play.press(person, data, None, chat_id=chat_id), game_id
         )
+
+    async def page_opened(self, game_id: str, user_id: int, stream: str, ttl_s: int) -> None:
+        """A person's page follows the game (its event stream is open): noted, or renewed,
+        for `ttl_s` s; while it is, their new prompts are asked in the page first."""
+        await self.store.app.here(game_id, user_id, stream, ttl_s)
+
+    async def page_closed(self, game_id: str, user_id: int, stream: str) -> None:
+        """A person's page stopped following the game: a prompt of theirs held for the
+        page goes to their private chat now (the game's outbox is delivered)."""
+        await self.store.app.gone(game_id, user_id, stream)
+        await self.steps.committed(game_id)
 
     async def _decided(self, pressed: CallbackResult, game_id: str) -> Decided:
         said = pressed.said

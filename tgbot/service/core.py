@@ -17,6 +17,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..contract.outcomes import Refusal
+from ..contract.plan import Send, close_keyboard
 from ..engine import Game, game_to_dict
 from ..rendering import notices, tabletop, ui
 from ..rendering.app_links import AppLinks
@@ -27,8 +29,6 @@ from ..storage.plan import Writes
 from ..storage.store import Store
 from ..storage.updates import Handling
 from .history import History
-from .outcomes import Refusal
-from .plan import Send, close_keyboard
 from .records import GAME_ID, LOBBY, OVER, GameRecord
 from .results import Origin, Reply, UserError
 from .step_messages import (
@@ -65,7 +65,17 @@ def reply_op(origin: Origin, reply: Reply) -> dict[str, Any]:
         thread=origin.thread_id,
         direct=True,
         moment=reply.moment,
+        alone=bool(reply.more),
     ).to_op()
+
+
+def reply_ops(origin: Origin, reply: Reply) -> list[dict[str, Any]]:
+    """The outbox entries of a reply and the messages that follow it, each sent on its own."""
+    more = [
+        Send(origin.chat_id, text, thread=origin.thread_id, direct=True, alone=True).to_op()
+        for text in reply.more
+    ]
+    return [reply_op(origin, reply), *more]
 
 
 class GameSteps:
@@ -99,6 +109,29 @@ class GameSteps:
 
     # ---- transactions --------------------------------------------------------------
 
+    async def read(
+        self, game_id: str, user_id: int, update: Handling | None = None
+    ) -> tuple[dict[str, Any] | None, GameRecord | None, dict[str, str]]:
+        """A game's record (as stored, and decoded) and a person's preferences, in one round
+        trip; with `update`, the decoded record is kept for the update's transaction on
+        the game, whose first attempt starts from this read (`record_of`)."""
+        raw, prefs = await self.store.games.record_and_prefs(game_id, user_id, update)
+        record = None if raw is None else GameRecord.from_dict(raw)
+        if record is not None and update is not None:
+            update.keep_decoded(self.store.keys.game(game_id), record)
+        return raw, record, prefs
+
+    def record_of(self, game_id: str, seen: Seen, update: Handling | None) -> GameRecord | None:
+        """The record a transaction's attempt read: the one `read` decoded for `update`
+        when the attempt starts from that very read, else decoded now (None: no game)."""
+        if seen.record is None:
+            return None
+        if update is not None:
+            kept = update.take_decoded(self.store.keys.game(game_id), seen.record)
+            if isinstance(kept, GameRecord):
+                return kept
+        return GameRecord.from_dict(json.loads(seen.record))
+
     async def mutate(
         self,
         game_id: str,
@@ -117,9 +150,9 @@ class GameSteps:
         result: list[GameRecord] = []
 
         def build(seen: Seen, tx: GameTx) -> None:
-            if seen.record is None:
+            record = self.record_of(game_id, seen, update)
+            if record is None:
                 raise _Skip
-            record = GameRecord.from_dict(json.loads(seen.record))
             change(record, seen, tx)
             if reply is not None:  # in the game's outbox: its slot, its transaction
                 tx.send(game_id, reply_op(*reply))
@@ -155,7 +188,7 @@ class GameSteps:
         Raises Duplicate if the update was applied before.
         """
         owner = chat_owner(origin.chat_id)
-        await self.store.commits.queue(owner, [reply_op(origin, reply)], origin.update)
+        await self.store.commits.queue(owner, reply_ops(origin, reply), origin.update)
         await self.committed(owner)
 
     def apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:
@@ -188,6 +221,7 @@ class GameSteps:
         left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
         names = [s.name for s in record.players]
         screen = tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
+        screen.keyboard += self.messages.planner.app_row(t, record.id)
         if seated is None and record.creator_name and record.status == LOBBY:
             # Honest about the opener who is not in yet: the deep link is in their reply.
             screen.text += "\n" + notices.opener_not_in_yet(t, creator)
@@ -202,7 +236,6 @@ class GameSteps:
         record.status = status
         record.deadline_ms = None
         record.prompts = {}
-        record.tail = None  # no message of a closed game says whose turn it is
         tx.close(record.chat_id, [s.id for s in record.players])
 
 

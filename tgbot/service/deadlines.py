@@ -7,13 +7,13 @@ import logging
 import random
 
 from ..ai import choose
+from ..contract.steps import MORE_TIME_S
 from ..engine import MIN_PLAYERS, view_of
 from ..storage.games import GameTx, Seen
 from . import archive
 from .core import DEADLINE_LEASE_MS, GameSteps
 from .lobby import LobbyRoom
 from .records import LOBBY, OVER, PLAYING, GameRecord
-from .steps import MORE_TIME_S
 
 log = logging.getLogger(__name__)
 

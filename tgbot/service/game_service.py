@@ -43,7 +43,7 @@ class ServiceSettings:
     defaults: Deadlines  # a group's timing until its admins choose
     ai_pause_ms: tuple[int, int]  # an AI player "thinks" between these
     record_ttl_s: int  # how long a finished game's record is kept
-    hold_ms: int  # how long an edit that only says who may answer waits for a newer one
+    hold_ms: int  # how long an edit of the lobby's list waits for a newer one
     app_links: AppLinks  # the Mini App's buttons (AppLinks(): none)
 
     @classmethod
@@ -124,6 +124,8 @@ class GameService:
         # The Mini App.
         self.app_view = app.app_view
         self.app_decide = app.app_decide
+        self.page_opened = app.page_opened
+        self.page_closed = app.page_closed
         # 👁 My cards and ⏳ More time.
         self.my_cards = hand.my_cards
         self.more_time = hand.more_time

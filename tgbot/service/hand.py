@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-import json
-
+from ..contract.outcomes import Notice, Refusal, Said
+from ..contract.steps import MORE_TIME_S
 from ..engine import view_of
 from ..rendering import hand
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
 from ..storage.updates import Handling
 from .core import GameSteps
-from .outcomes import Notice, Refusal, Said
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person, UserError
 from .step_messages import group_send
-from .steps import MORE_TIME_S
 
 
 class HandRoom:
@@ -29,9 +27,8 @@ class HandRoom:
     async def _read(
         self, game_id: str, person: Person, update: Handling | None
     ) -> tuple[GameRecord | None, str]:
-        raw, prefs = await self.store.games.record_and_prefs(game_id, person.id, update)
-        lang = pick_language(prefs.get("lang"), person.language_code)
-        return (None if raw is None else GameRecord.from_dict(raw)), lang
+        _, record, prefs = await self.steps.read(game_id, person.id, update)
+        return record, pick_language(prefs.get("lang"), person.language_code)
 
     async def my_cards(
         self, person: Person, game_id: str, update: Handling | None = None
@@ -54,9 +51,9 @@ class HandRoom:
         _, lang = await self._read(game_id, person, update)
 
         def build(seen: Seen, tx: GameTx) -> None:
-            if seen.record is None:
+            record = self.steps.record_of(game_id, seen, update)
+            if record is None:
                 raise UserError(Refusal.GAME_OVER, lang)
-            record = GameRecord.from_dict(json.loads(seen.record))
             if record.status != PLAYING:
                 raise UserError(Refusal.GAME_OVER, lang)
             seat = record.seat(person.id)
@@ -65,7 +62,9 @@ class HandRoom:
             if person.id in record.more_time:
                 raise UserError(Refusal.MORE_TIME_USED, lang)
             if record.context != context:
-                raise UserError(Refusal.OUT_OF_DATE, lang)
+                # An earlier decision's button (a prompt whose optional close was dropped)
+                stale = Refusal.ALREADY_DECIDED if context < record.context else Refusal.OUT_OF_DATE
+                raise UserError(stale, lang)
             if person.id not in record.game().awaiting().players or record.deadline_ms is None:
                 raise UserError(Refusal.NOT_WAITING_FOR_YOU, lang)
             record.more_time[person.id] = context

@@ -23,6 +23,10 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from ..config import DAY_S, DEFAULT_RECORD_DAYS
+from ..contract import callbacks
+from ..contract.outcomes import Notice, Refusal, Said
+from ..contract.plan import Send
+from ..contract.steps import Claim
 from ..engine import Game
 from ..engine import events as ev
 from ..rendering import history as texts
@@ -32,13 +36,9 @@ from ..storage.history_store import GLOBAL_SCOPE, Rated, group_scope
 from ..storage.keys import chat_owner
 from ..storage.store import Store
 from ..storage.updates import Handling
-from . import callbacks
 from .archive import DoesNotReplay, Replayed, archive_of, encode_archive, replay
-from .outcomes import Notice, Refusal, Said
-from .plan import Send
 from .records import GAME_ID, GameRecord
 from .results import CallbackResult, Origin, Person, Reply, UserError
-from .steps import Claim
 
 log = logging.getLogger(__name__)
 

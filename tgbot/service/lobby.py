@@ -8,6 +8,8 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from ..contract.outcomes import Notice, Refusal, Said
+from ..contract.plan import Edit, Send
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import guide, notices, replies, tabletop
 from ..rendering import history as history_texts
@@ -25,8 +27,6 @@ from .core import (
     never_admin,
     reply_op,
 )
-from .outcomes import Notice, Refusal, Said
-from .plan import Edit, Send
 from .preferences import Preferences
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
 from .results import Origin, Person, Reply, UserError
@@ -144,6 +144,7 @@ class LobbyRoom:
             again = notices.new_game_opened_by(group_t, person.name)
             text = "\n".join([self.steps.messages.final_message(finished), "", again])
             replay = history_texts.replay_button(group_t, old_id)
+            replay += self.steps.messages.planner.app_row(group_t, old_id)
             tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
 
@@ -423,11 +424,10 @@ class LobbyRoom:
             story = "\n".join([*self.steps.messages.turn_story(record), "", text])
             tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
-            # Between turns: the closed turn's message still says who moves next (and
-            # until when); it loses that line before the news takes its reference.
-            if (dropped := self.steps.messages.tail_dropped(record)) is not None:
-                tx.send(record.id, dropped.to_op())
-            tx.send(record.id, group_send(record, text, TURN_REF).to_op())
+            # Between turns, or in a turn with no message yet (a Coup's card being chosen):
+            # the news tells what that turn did so far.
+            story = "\n".join([*self.steps.messages.turn_story(record), "", text]).strip()
+            tx.send(record.id, group_send(record, story, TURN_REF).to_op())
         self._tell_everyone(record, tx, reason)
         self.steps.finish(record, tx, CANCELLED)
         log.info("game %s in chat %s closed: %s", record.id, record.chat_id, reason)

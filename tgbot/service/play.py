@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..contract import callbacks
+from ..contract.outcomes import STALE, Notice, Refusal, Said, engine_refusal, table_refusal
+from ..contract.plan import Edit
+from ..contract.steps import prompt_ref
 from ..engine import IllegalDecision, view_of
 from ..rendering import hand, prompting
 from ..rendering.i18n import pick_language
@@ -11,10 +15,9 @@ from ..storage.commit import Duplicate
 from ..storage.games import GameTx, Seen
 from ..storage.plan import applied
 from ..storage.updates import Handling, update_id_of
-from . import archive, callbacks
+from . import archive
 from .core import AdminCheck, GameSteps, NeedsStart, never_admin
 from .lobby import LobbyRoom
-from .outcomes import STALE, Notice, Refusal, Said, engine_refusal
 from .preferences import Preferences
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person, UserError
@@ -23,6 +26,13 @@ from .results import CallbackResult, Person, UserError
 def _refused(refusal: Refusal, lang: str, alert: bool = False) -> CallbackResult:
     """A press's answer that it changes nothing, and why (in the presser's language)."""
     return CallbackResult(Said(refusal, lang), alert=alert)
+
+
+def _stale_prompt(pressed: int, context: int) -> Refusal:
+    """Why a private prompt's button is refused: one of an earlier decision (its closing
+    edit is optional, so its buttons may still show) was already decided; any other is
+    out of date (not theirs, or forged)."""
+    return Refusal.ALREADY_DECIDED if pressed < context else Refusal.OUT_OF_DATE
 
 
 class PlayRoom:
@@ -43,22 +53,25 @@ class PlayRoom:
         is_admin: AdminCheck = never_admin,
         chat_id: int | None = None,
         message_id: int | None = None,
+        shows_button: bool = False,
     ) -> CallbackResult:
         """A button was pressed in `chat_id`: check it is current and theirs, then apply it.
 
         A button counts only on the kind of message it was made for: lobby buttons on the
         game's group, prompt buttons in the presser's own private chat. `message_id`: the
-        message pressed, when it shows that button; refused as over (`STALE`), it has its
-        buttons taken off, through the outbox, unless it is one the game edits (a copy a
-        send made again left behind: see telegram/sender.py).
+        message pressed (a target picker or Back gives it a new look, through the outbox);
+        when it shows that button (`shows_button`) and the press is refused as over
+        (`STALE`), it has its buttons taken off, through the outbox, unless it is one the
+        game edits (a copy a send made again left behind: see telegram/sender.py).
         """
         try:
             pressed = callbacks.unpack(data)
         except callbacks.BadButton:
             return _refused(Refusal.NOT_VALID, await self.prefs.person_language(person), alert=True)
-        result = await self._press(person, pressed, update, is_admin, chat_id)
+        result = await self._press(person, pressed, update, is_admin, chat_id, message_id)
         said = result.said
-        if said is not None and said.what in STALE and message_id is not None and chat_id:
+        stale = said is not None and said.what in STALE
+        if stale and shows_button and message_id is not None and chat_id:
             await self.steps.close_buttons(pressed.game_id, chat_id, message_id)
         return result
 
@@ -69,17 +82,16 @@ class PlayRoom:
         update: Handling | None,
         is_admin: AdminCheck,
         chat_id: int | None,
+        message_id: int | None,
     ) -> CallbackResult:
         # The record and the presser's language in one round trip.
-        games = self.store.games
-        raw, prefs = await games.record_and_prefs(pressed.game_id, person.id, update)
+        raw, record, prefs = await self.steps.read(pressed.game_id, person.id, update)
         lang = pick_language(prefs.get("lang"), person.language_code)
         invalid = _refused(Refusal.NOT_VALID, lang, alert=True)
-        if raw is None:
+        if raw is None or record is None:
             return _refused(Refusal.GAME_OVER, lang)
         if applied(raw, update_id_of(update)):
             raise Duplicate
-        record = GameRecord.from_dict(raw)
         if pressed.code in callbacks.LOBBY_CODES:
             if chat_id != record.chat_id:
                 return invalid
@@ -93,27 +105,63 @@ class PlayRoom:
         if record.seat(person.id) is None:
             return _refused(Refusal.NOT_IN_GAME, lang, alert=True)
         if record.prompts.get(person.id) != pressed.context:
-            return _refused(Refusal.OUT_OF_DATE, lang)
+            return _refused(_stale_prompt(pressed.context, record.context), lang)
+        if callbacks.picker_action(pressed.code) is not None or pressed.code == callbacks.BACK:
+            return await self._show_choices(person, pressed, lang, update, message_id)
         game = record.game()
-        names = record.names()
+        try:
+            decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
+        except callbacks.BadButton:
+            return invalid
+        return await self._decide(pressed.game_id, pressed.context, person, decision, lang, update)
+
+    async def _show_choices(
+        self,
+        person: Person,
+        pressed: callbacks.ButtonPress,
+        lang: str,
+        update: Handling | None,
+        message_id: int | None,
+    ) -> CallbackResult:
+        """A target picker's button, or Back: the prompt pressed (`message_id`; None: the
+        one the game records) becomes the list of targets, or the prompt again. Its new
+        look is queued in the game's outbox as the prompt's newest state (the press's
+        answer says nothing), compare-and-set against the record it was made from, so
+        that a prompt a step closed meanwhile is never opened again."""
         picker = callbacks.picker_action(pressed.code)
-        if picker is not None or pressed.code == callbacks.BACK:
+
+        def build(seen: Seen, tx: GameTx) -> None:
+            record = self.steps.record_of(pressed.game_id, seen, update)
+            if (
+                record is None
+                or record.status != PLAYING
+                or record.prompts.get(person.id) != pressed.context
+            ):
+                raise UserError(Refusal.OUT_OF_DATE, lang)
+            game = record.game()
             if game.awaiting().players != (person.id,):
-                return _refused(Refusal.OUT_OF_DATE, lang)
+                raise UserError(Refusal.OUT_OF_DATE, lang)
             t = self.catalogs.get(lang)
-            asking = prompting.Asking(t, view_of(game, person.id), record.id, record.context, names)
+            view = view_of(game, person.id)
+            asking = prompting.Asking(t, view, record.id, record.context, record.names())
             if picker is not None:
                 screen = prompting.target_screen(asking, picker)
             else:
                 screen = prompting.turn_screen(asking)
             if person.id not in record.more_time:  # the prompt's ⏳ More time stays on it
                 screen.keyboard += hand.prompt_row(t, record.id, pressed.context)
-            return CallbackResult(edit=screen)
+            ref = prompt_ref(person.id)
+            shown = Edit(
+                person.id, ref, screen.text, screen.keyboard, message_id=message_id, direct=True
+            )
+            tx.send(pressed.game_id, shown.to_op())
+
         try:
-            decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
-        except callbacks.BadButton:
-            return invalid
-        return await self._decide(pressed.game_id, pressed.context, person, decision, lang, update)
+            await self.store.games.transact(pressed.game_id, build, update)
+        except UserError as err:
+            return CallbackResult(err.said)
+        await self.steps.committed(pressed.game_id)
+        return CallbackResult()
 
     async def _lobby_press(
         self,
@@ -160,18 +208,15 @@ class PlayRoom:
         if record.status != PLAYING:
             return _refused(Refusal.GAME_OVER, lang)
         if record.table_context != pressed.context:
-            return _refused(Refusal.OUT_OF_DATE, lang)
-        game = record.game()
+            return _refused(Refusal.ALREADY_ANSWERED, lang)
         if record.seat(person.id) is None:
             return _refused(Refusal.NOT_IN_GAME, lang)
-        if person.id not in game.awaiting().players:
-            return _refused(Refusal.NOT_YOURS_TO_ANSWER, lang)
+        game = record.game()
         try:
             decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
         except callbacks.BadButton:
             return _refused(Refusal.NOT_VALID, lang, alert=True)
-        if decision not in view_of(game, person.id).legal:
-            return _refused(Refusal.CANNOT_ANSWER_THAT_WAY, lang)
+        # Whether they may answer, and so, is the engine's to say (`_decide`).
         return await self._decide(
             pressed.game_id, pressed.context, person, decision, lang, update, table=True
         )
@@ -188,13 +233,17 @@ class PlayRoom:
     ) -> CallbackResult:
         def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
             current = record.table_context if table else record.prompts.get(person.id)
-            if record.status != PLAYING or current != context:
-                raise UserError(Refusal.OUT_OF_DATE, lang)
+            if record.status != PLAYING:
+                raise UserError(Refusal.GAME_OVER, lang)
+            if current != context:
+                stale = _stale_prompt(context, record.context)
+                raise UserError(Refusal.ALREADY_ANSWERED if table else stale, lang)
             game = record.game()
             try:
                 events = game.apply(person.id, decision)
             except IllegalDecision as err:
-                raise UserError(engine_refusal(err.reason), lang) from None
+                why = table_refusal(err.reason) if table else engine_refusal(err.reason)
+                raise UserError(why, lang) from None
             archive.note_move(record, self.steps.now_ms(), person.id, decision)
             self.steps.apply_step(record, game, events, tx)
 

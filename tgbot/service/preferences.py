@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 from ..config import Deadlines
-from ..rendering.i18n import LANGUAGES, Translator, pick_language
-from ..storage.commit import Duplicate
+from ..contract.languages import LANGUAGES
+from ..contract.outcomes import Notice, Refusal, Said
+from ..contract.plan import screen_edit
+from ..contract.settings import ChatSettings, next_setting
+from ..rendering import settings_screens
+from ..rendering.i18n import Translator, pick_language
 from ..storage.games import GameTx, Seen
+from ..storage.keys import chat_owner
+from ..storage.updates import Handling
 from .core import GameSteps
-from .outcomes import Notice, Refusal, Said
 from .records import GameRecord
 from .results import Person, UserError
-from .settings import ChatSettings, next_setting
 
 
 class Preferences:
@@ -39,19 +44,26 @@ class Preferences:
             await self.store.prefs.chat_settings(chat_id), self.defaults
         )
 
-    async def change_setting(self, chat_id: int, key: str, update_id: int) -> ChatSettings:
+    async def change_setting(
+        self, chat_id: int, key: str, update: Handling | None, message_id: int
+    ) -> ChatSettings:
         """Switch one of a group's settings (`key`, one of `settings.SETTINGS`) to its next
         value; the group's settings as they are then. Read and written in one
-        compare-and-set with the update's mark: two presses at once both count, and a
-        second delivery of one press raises Duplicate."""
+        compare-and-set with the update's mark and the new look of the settings screen
+        (the message `message_id`), queued in the group's outbox as a reply: two presses
+        at once both count, and a second delivery of one press raises Duplicate."""
 
         def change(stored: dict[str, str]) -> dict[str, str]:
             current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
             return {key: next_setting(key, current)}
 
-        written = await self.store.prefs.change_chat_settings(chat_id, update_id, change)
-        if written is None:
-            raise Duplicate
+        def screen(stored: dict[str, str]) -> list[dict[str, Any]]:
+            current = ChatSettings.from_stored(stored, self.defaults)
+            shown = settings_screens.settings_screen(self.catalogs.get(current.language), current)
+            return [screen_edit(chat_id, message_id, shown.text, shown.keyboard).to_op()]
+
+        written = await self.store.prefs.change_chat_settings(chat_id, change, update, screen)
+        await self.steps.committed(chat_owner(chat_id))
         return ChatSettings.from_stored(written, self.defaults)
 
     async def group_language(self, chat_id: int) -> str:

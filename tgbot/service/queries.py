@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from ..contract.outcomes import Refusal
+from ..contract.plan import Moment
 from ..engine import Variant, view_of
 from ..rendering import guide, tabletop, ui
 from ..rendering import history as texts
 from ..rendering.i18n import Translator
 from ..storage.updates import Handling
 from .core import GameSteps
-from .outcomes import Refusal
-from .plan import Moment
 from .preferences import Preferences
 from .records import LOBBY, PLAYING, GameRecord
 from .results import Person, Reply, UserError
@@ -70,23 +70,24 @@ class QueryRoom:
             return Reply(text)
         return Reply(text, moment=Moment(offset, record.deadline_ms))
 
-    async def group_rules(self, chat_id: int, t: Translator) -> str:
-        """/rules in a group: the rules of its open game's variant, else of its setting."""
+    async def group_rules(self, chat_id: int, t: Translator) -> list[str]:
+        """/rules in a group: the rules of its open game's variant, else of its setting (its
+        messages: the rules, then what the variant changes)."""
         record = await self.game_of_chat(chat_id)
         if record is not None:
             variant = record.game_variant()
         else:
             variant = (await self.prefs.chat_settings(chat_id)).variant
-        return guide.rules_for(t, variant)
+        return guide.rules_messages(t, variant)
 
-    async def person_rules(self, person: Person, t: Translator) -> str:
+    async def person_rules(self, person: Person, t: Translator) -> list[str]:
         """/rules in private: the variant of the game one is in; else the base rules and
-        a short list of the variants."""
+        a short list of the variants (its own message)."""
         record = await self.game_of_person(person.id)
         variant = Variant.BASE if record is None else record.game_variant()
         if variant is not Variant.BASE:
-            return guide.rules_for(t, variant)
-        return guide.rules_for(t, Variant.BASE) + "\n\n" + guide.variants_list_text(t)
+            return guide.rules_messages(t, variant)
+        return [*guide.rules_messages(t, Variant.BASE), guide.variants_list_text(t)]
 
     async def my_stats(self, person: Person) -> Reply:
         """A person's rating, games, wins, claims and bluffs (service/history.py)."""

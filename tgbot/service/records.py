@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ..contract.settings import Timing as Timing  # a game keeps its timing in its record
 from ..engine import Game, Variant, game_from_dict
-from .settings import Timing as Timing  # a game keeps its timing in its record
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
@@ -65,9 +65,9 @@ class GameRecord:
     delivered: int = -1  # the context whose prompt has reached Telegram (its deadline runs)
     # Turns closed so far (the deal is the 0th): every fifth closes with the whole table.
     turns: int = 0
-    # A closed turn's message that still ends with whose turn it is (service/steps.Tail as
-    # `tail_to_dict` writes it): that line goes once the next turn's message is out.
-    tail: dict[str, Any] | None = None
+    # The game's newest group message and the verdicts it shows (contract/steps.Newest as
+    # `newest_to_dict` writes it): a turn with nothing to answer is added to it.
+    newest: dict[str, Any] | None = None
     # Once the game is over: its end message opens with the last turn's story (that turn
     # had no message of its own), so Play again's edit of it keeps that story.
     end_tells_last_turn: bool = False
@@ -83,6 +83,11 @@ class GameRecord:
     # Who opened the lobby, by name: the lobby names them even before they can join (a
     # person who never started the bot joins once they press Start).
     creator_name: str = ""
+    # The engine state rebuilt once (`game()`), with the `engine` dict it was built from:
+    # one operation's checks and its step share it. Not stored.
+    _built: tuple[dict[str, Any], Game] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def game_variant(self) -> Variant:
         """The variant this game is (or will be) played with."""
@@ -108,13 +113,17 @@ class GameRecord:
         return {s.id: s.name for s in self.players}
 
     def game(self) -> Game:
-        """The engine state."""
+        """The engine state, rebuilt once per `engine` dict (applying a decision to it
+        changes it for every later call until `engine` is written again)."""
         assert self.engine is not None
-        return game_from_dict(self.engine)
+        if self._built is None or self._built[0] is not self.engine:
+            self._built = (self.engine, game_from_dict(self.engine))
+        return self._built[1]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
-        data = asdict(self)
+        data = asdict(replace(self))  # a copy without the rebuilt game (init=False)
+        del data["_built"]
         data["schema"] = RECORD_SCHEMA
         data["prompts"] = {str(k): v for k, v in self.prompts.items()}
         data["more_time"] = {str(k): v for k, v in self.more_time.items()}
@@ -126,6 +135,7 @@ class GameRecord:
         data = dict(data)
         data.pop("schema", None)
         data.pop("_seen", None)  # the storage's dedup of updates (tgbot/storage/plan.py)
+        data.pop("tail", None)  # written before issue 38: no message keeps a "whose turn" line
         data["timing"] = Timing(**data["timing"])
         data["players"] = [Seat(**s) for s in data["players"]]
         data["prompts"] = {int(k): v for k, v in data["prompts"].items()}

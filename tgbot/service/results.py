@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..rendering.ui import Keyboard, Screen
+from ..contract.outcomes import Refusal, Said
+from ..contract.plan import Moment
+from ..rendering.ui import Keyboard
 from ..storage.updates import Handling, update_id_of
-from .outcomes import Refusal, Said
-from .plan import Moment
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,18 +40,19 @@ class Reply:
 
     text: str
     keyboard: Keyboard | None = None
-    moment: Moment | None = None  # a deadline shown as a moment (service/plan.py)
+    moment: Moment | None = None  # a deadline shown as a moment (contract/plan.py)
+    # Further messages sent right after it, each on its own (/rules: the variant's part).
+    more: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
 class CallbackResult:
-    """The answer to a button press (what its toast says, in no language yet), and
-    optionally a new look for its message."""
+    """The answer to a button press (what its toast says, in no language yet); a new
+    look for its message goes through the outbox, never with the answer."""
 
     said: Said | None = None
     alert: bool = False
     url: str | None = None
-    edit: Screen | None = None
     text: str | None = None  # words rendering wrote for this reader (👁 My cards), not `said`
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..contract.plan import Edit, Fallback, Keyboard, Plan, Send
+from ..contract.steps import LOBBY_REF, TURN_REF, Claim, prompt_ref
 from ..engine import Game
 from ..engine import events as ev
 from ..rendering.app_links import AppLinks
@@ -21,9 +23,7 @@ from .advance import (
     table_of,
     told_of,
 )
-from .plan import Edit, Fallback, Keyboard, Plan, Send
 from .records import GameRecord
-from .steps import LOBBY_REF, TURN_REF, Claim, prompt_ref, tail_from_dict
 
 __all__ = [
     "DELIVERY_GRACE_S",
@@ -57,15 +57,8 @@ class StepMessages:
         self, catalogs: Catalogs, bot_username: str, links: AppLinks | None = None
     ) -> None:
         self.planner = StepPlanner(catalogs, bot_username, links)
-
-    @property
-    def hold_ms(self) -> int:
-        """How long an edit that only says who may still answer waits for a newer one."""
-        return self.planner.hold_ms
-
-    @hold_ms.setter
-    def hold_ms(self, value: int) -> None:
-        self.planner.hold_ms = value
+        # How long an edit of the lobby's list waits for a newer one (joins come in bursts).
+        self.hold_ms = 0
 
     def unreachable_note(self, record: GameRecord, user_id: int) -> str:
         """What the group reads when a player cannot be written to privately."""
@@ -94,12 +87,6 @@ class StepMessages:
     def turn_story(self, record: GameRecord) -> list[str]:
         """The turn's story so far, as the group reads it: its lines."""
         return self.planner.turn_story(table_of(record), record.story, told_of(record))
-
-    def tail_dropped(self, record: GameRecord) -> Edit | None:
-        """The closed turn's message that still says whose turn it is, without that line
-        (None: no message says so); queue it before a new message of the group's."""
-        tail = tail_from_dict(record.tail)
-        return None if tail is None else self.planner.tail_dropped(table_of(record), tail)
 
     def final_message(self, record: GameRecord) -> str:
         """A finished game's last message, without its buttons (Play again edits it)."""
@@ -139,16 +126,13 @@ class StepMessages:
         )
 
     def deadline_moved(self, record: GameRecord, game: Game) -> Edit | None:
-        """The group's message that shows the awaited decision's moment, showing its new
-        one (⏳ More time): the turn message, or the closed turn's that says who moves
-        next. None when no message shows it, or its deadline has not started yet (its
-        message still shows the moment it will start with, earlier than the new one:
-        nobody is told they have more time than they do)."""
+        """The turn message showing the awaited decision's new moment (⏳ More time). None
+        when no message shows it (between turns the closed turn's verdict names who moves
+        next, with no moment), or its deadline has not started yet (its message still
+        shows the moment it will start with, earlier than the new one: nobody is told they
+        have more time than they do)."""
         if game.over or record.deadline_ms is None or record.delivered != record.context:
             return None
-        if record.turn_ref is not None:
-            return self.turn_as_it_stands(record, game, optional=True)
-        tail = tail_from_dict(record.tail)
-        if tail is None:
+        if record.turn_ref is None:
             return None
-        return self.planner.tail_as_it_stands(table_of(record), tail, record.deadline_ms)
+        return self.turn_as_it_stands(record, game, optional=True)

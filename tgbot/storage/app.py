@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -75,6 +76,25 @@ class AppStore:
     async def forget_request(self, user_id: int, game_id: str, request_id: str) -> None:
         """A request that changed nothing (refused, or storage away): it may come again."""
         await self.redis.delete(self.keys.app_request(user_id, game_id, request_id))
+
+    async def here(self, game_id: str, user_id: int, stream: str, ttl_s: int) -> None:
+        """Note (or renew) that a person's event stream of a game is open, for `ttl_s` s."""
+        key, now_ms = self.keys.app_present(game_id), int(time.time() * 1000)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zremrangebyscore(key, "-inf", now_ms)
+        pipe.zadd(key, {f"{user_id}:{stream}": now_ms + 1000 * ttl_s})
+        pipe.pexpire(key, 1000 * ttl_s)
+        await pipe.execute()
+
+    async def gone(self, game_id: str, user_id: int, stream: str) -> None:
+        """A person's event stream of a game has ended."""
+        await self.redis.zrem(self.keys.app_present(game_id), f"{user_id}:{stream}")
+
+    async def present(self, game_id: str) -> set[int]:
+        """Who has an event stream of the game open now (one command)."""
+        now_ms = int(time.time() * 1000)
+        members = await self.redis.zrangebyscore(self.keys.app_present(game_id), now_ms, "+inf")
+        return {int(str(m).split(":", 1)[0]) for m in members}
 
     async def issue_ticket(self, ticket: str, grant: dict[str, Any], ttl_s: int) -> None:
         """Keep what a stream ticket grants for `ttl_s` seconds."""

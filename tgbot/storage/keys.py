@@ -99,7 +99,14 @@ class Keys:
         return f"{self.prefix}:chat:{chat_id}:game"
 
     def chat_settings(self, chat_id: int) -> str:
-        """Hash: a group's settings (language, deadlines, AFK limit)."""
+        """JSON: a group's settings (language, deadlines, AFK limit...), in the group's slot
+        ``{c:<chat id>}``, with its outbox: a change and the screen's new look are queued
+        in one script."""
+        return f"{self.prefix}:{{{chat_owner(chat_id)}}}:settings"
+
+    def chat_settings_before(self, chat_id: int) -> str:
+        """Hash: a group's settings as written before they moved to `chat_settings` (read
+        while that is absent, dropped by its first write)."""
         return f"{self.prefix}:chat:{chat_id}:settings"
 
     def notify_list(self, chat_id: int) -> str:
@@ -174,6 +181,12 @@ class Keys:
         """The (sharded) pub/sub channel a game's record's new revisions are published on,
         in its game's slot."""
         return f"{self.prefix}:{{g:{game_id}}}:events"
+
+    def app_present(self, game_id: str) -> str:
+        """Sorted set in the game's slot: the event streams open on the game, each
+        `<person>:<stream>` scored by when its presence lapses (epoch ms) unless renewed;
+        a player with one is asked in the page first (telegram/lanes.py `asked_in_page`)."""
+        return f"{self.prefix}:{{g:{game_id}}}:present"
 
     def app_request(self, user_id: int, game_id: str, request_id: str) -> str:
         """A Mini App decision's request id in one game and, once accepted, its answer

@@ -17,7 +17,7 @@ anything more is done: a retry after that record makes no second copy. A send wh
 outcome is unknown (the process killed, the answer too slow) is made again, and may leave
 a copy with buttons that nothing records; a press on it acts as one on the recorded copy
 while it is current, and once it is refused as stale that copy's buttons are taken off (a
-close: see `service.plan.close_keyboard`).
+close: see `contract.plan.close_keyboard`).
 """
 
 from __future__ import annotations
@@ -408,9 +408,9 @@ class Outboxes:
             def readdress(raw: str) -> str:
                 nonlocal moved
                 op = _read(raw)
-                if old_chat not in (op.get("chat"), op.get("group")) or op.get("op") == "close":
-                    # A close names a message of the old group by its id: the supergroup
-                    # numbers its own, so it stays addressed there (and is dropped).
+                if old_chat not in (op.get("chat"), op.get("group")) or "message_id" in op:
+                    # A close, or a screen's edit, names a message of the old group by its
+                    # id: the supergroup numbers its own, so it stays addressed there.
                     return raw
                 for name in ("chat", "group"):
                     if op.get(name) == old_chat:

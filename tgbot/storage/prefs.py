@@ -1,15 +1,15 @@
-"""A person's preferences and a group's settings, each a small hash of strings."""
+"""A person's preferences (a small hash of strings) and a group's settings (JSON in the
+group's slot, beside its outbox)."""
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import Callable
 from typing import Any
 
-from .commit import MAX_CAS_ATTEMPTS, Conflict
-from .keys import Keys
-from .plan import SEEN_KEPT, UPDATE_MARK_TTL_S, dumps
+from .commit import Commits
+from .keys import Keys, chat_owner
+from .plan import SEEN_FIELD, Writes, doc_of
+from .updates import Handling
 
 # /notify: a group's list lives this long after its last change or use (a group that
 # plays no more forgets it); a person is told of a group's new game at most once per
@@ -49,9 +49,10 @@ return told
 class Prefs:
     """Preferences and settings."""
 
-    def __init__(self, redis: Any, keys: Keys) -> None:
+    def __init__(self, redis: Any, keys: Keys, commits: Commits) -> None:
         self.redis = redis
         self.keys = keys
+        self.commits = commits
 
     async def user_prefs(self, user_id: int) -> dict[str, str]:
         """A person's stored preferences."""
@@ -93,66 +94,55 @@ class Prefs:
         return {int(u): str(code) for u, code in sorted(listed.items())}
 
     async def chat_settings(self, chat_id: int) -> dict[str, str]:
-        """A group's stored settings."""
-        settings: dict[str, str] = await self.redis.hgetall(self.keys.chat_settings(chat_id))
-        return settings
+        """A group's stored settings (those written before they moved, while they have
+        not been written since)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(self.keys.chat_settings(chat_id))
+        pipe.hgetall(self.keys.chat_settings_before(chat_id))
+        raw, before = await pipe.execute()
+        return dict(before) if raw is None else settings_of(raw)
 
     async def set_chat_settings(self, chat_id: int, **values: str) -> None:
-        """Store some of a group's settings."""
-        await self.redis.hset(self.keys.chat_settings(chat_id), mapping=values)
+        """Store some of a group's settings (a group that became a supergroup, tests): no
+        update's mark, nothing queued."""
+        await self.change_chat_settings(chat_id, lambda _: dict(values), None)
 
     async def change_chat_settings(
-        self, chat_id: int, update_id: int, change: Callable[[dict[str, str]], dict[str, str]]
-    ) -> dict[str, str] | None:
-        """Change a group's settings from their current values, compare-and-set, and mark
-        the update applied in the same script; None if it was applied before."""
+        self,
+        chat_id: int,
+        change: Callable[[dict[str, str]], dict[str, str]],
+        update: Handling | None,
+        queue: Callable[[dict[str, str]], list[dict[str, Any]]] | None = None,
+    ) -> dict[str, str]:
+        """Change a group's settings from their current values, compare-and-set, with the
+        update's mark and what `queue` makes of the new values queued in the group's
+        outbox, in one script on the group's slot; the settings then. Duplicate if the
+        update was applied before."""
         key = self.keys.chat_settings(chat_id)
-        for attempt in range(MAX_CAS_ATTEMPTS):
-            raw = await self.redis.hgetall(key)
-            current = dict(raw)
-            values = change(current)
-            outcome = int(
-                await self.redis.eval(
-                    _CHANGE_HASH,
-                    2,
-                    key,
-                    self.keys.seen(key),
-                    dumps(sorted(current.items())),
-                    update_id,
-                    SEEN_KEPT,
-                    UPDATE_MARK_TTL_S,
-                    *[x for pair in values.items() for x in pair],
-                )
-            )
-            if outcome == 2:
-                return None
-            if outcome == 1:
-                return {**current, **values}
-            await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
-        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {key}")
+        before = self.keys.chat_settings_before(chat_id)
+        written: dict[str, str] = {}
+
+        async def build(seen: dict[str, str | None]) -> Writes:
+            raw = seen[key]
+            current = dict(await self.redis.hgetall(before)) if raw is None else settings_of(raw)
+            values = {**current, **change(current)}
+            writes = Writes(set_json={key: dict(values)})
+            if raw is None:
+                writes.delete.append(before)  # moved: read from the new key from now on
+            for op in queue(values) if queue is not None else []:
+                writes.send(chat_owner(chat_id), op)
+            written.clear()
+            written.update(values)
+            return writes
+
+        await self.commits.atomic([key], build, update=update)
+        return written
 
 
-# update (ARGV[2]) is not in the slot's latest ones (KEYS[2], ARGV[3] kept, ARGV[4] ttl);
-# ARGV[5..] the new field/value pairs. 1 changed, 0 changed meanwhile, 2 applied before.
-_CHANGE_HASH = """
-local seen, id, kept = KEYS[2], ARGV[2], tonumber(ARGV[3])
-if redis.call('ZSCORE', seen, id) then return 2 end
-if redis.call('ZCARD', seen) >= kept then
-  local oldest = redis.call('ZRANGE', seen, 0, 0, 'WITHSCORES')
-  if tonumber(id) < tonumber(oldest[2]) then return 2 end
-end
-local flat = redis.call('HGETALL', KEYS[1])
-local pairs_ = {}
-for i = 1, #flat, 2 do pairs_[#pairs_ + 1] = {flat[i], flat[i + 1]} end
-table.sort(pairs_, function(a, b) return a[1] < b[1] end)
-local now = #pairs_ == 0 and '[]' or cjson.encode(pairs_)
-if now ~= ARGV[1] then return 0 end
-if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
-redis.call('ZADD', seen, id, id)
-redis.call('ZREMRANGEBYRANK', seen, 0, -kept - 1)
-redis.call('EXPIRE', seen, ARGV[4])
-return 1
-"""
+def settings_of(raw: str) -> dict[str, str]:
+    """A group's settings as stored (JSON), without the update ids kept with them."""
+    doc = doc_of(raw) or {}
+    return {k: str(v) for k, v in doc.items() if k != SEEN_FIELD}
 
 
 # An update of a chat: 2 if applied before (in the chat's latest ids, KEYS[1]), else 1 if

@@ -49,7 +49,7 @@ class Store:
         self.outboxes = Outboxes(redis, keys)
         self.delivery = Delivery(redis, keys)
         self.windows = Windows(redis, keys)
-        self.prefs = Prefs(redis, keys)
+        self.prefs = Prefs(redis, keys, self.commits)
         self.history = HistoryStore(redis, keys.prefix)
         self.app = AppStore(redis, keys)
 

@@ -45,6 +45,9 @@ class Handling:
     post: list[Call] = field(default_factory=list)
     counts: list[tuple[str, list[Any]]] = field(default_factory=list)
     read: dict[str, str] = field(default_factory=dict)
+    # What the service decoded of a kept read, with the raw value it came from: the
+    # transaction's first attempt, starting from that read, takes it instead of decoding.
+    decoded: dict[str, tuple[str, Any]] = field(default_factory=dict)
     in_record: bool = False  # a commit recorded it in an existing game record
     elsewhere: bool = False  # a commit recorded it anywhere else
     lease_dropped: bool = False  # by the commit that recorded the press (one server)
@@ -55,6 +58,17 @@ class Handling:
         again)."""
         if raw is not None:
             self.read[key] = raw
+
+    def keep_decoded(self, key: str, value: Any) -> None:
+        """Keep the service's decoding of the read kept of `key` (nothing if none is)."""
+        if key in self.read:
+            self.decoded[key] = (self.read[key], value)
+
+    def take_decoded(self, key: str, raw: str | None) -> Any:
+        """The decoding kept of `key` if `raw` is the very value it was decoded from
+        (the transaction's first attempt), once; else None."""
+        kept = self.decoded.pop(key, None)
+        return kept[1] if kept is not None and kept[0] is raw else None
 
 
 def update_id_of(update: Handling | None) -> int | None:

@@ -17,9 +17,10 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
 )
 
+from ..contract.languages import N_
 from ..rendering import guide, replies, settings_screens
 from ..rendering.guide import CommandLine
-from ..rendering.i18n import N_, Translator
+from ..rendering.i18n import Translator
 from ..service.game_service import AdminCheck, GameService, NeedsStart
 from ..service.records import GameRecord
 from ..service.results import Origin, Person, Reply
@@ -80,8 +81,10 @@ async def _help(c: CommandCall) -> Reply:
 async def _rules(c: CommandCall) -> Reply:
     # The group's variant; in private, the variant of the game one is in.
     if c.group:
-        return Reply(await c.service.group_rules(c.chat_id, c.t))
-    return Reply(await c.service.person_rules(c.person, c.t))
+        first, *more = await c.service.group_rules(c.chat_id, c.t)
+    else:
+        first, *more = await c.service.person_rules(c.person, c.t)
+    return Reply(first, more=tuple(more))
 
 
 async def _group_game(c: CommandCall) -> GameRecord | None:

@@ -22,7 +22,7 @@ from typing import Any, overload
 
 from telegram import Bot, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
+from telegram.error import BadRequest, Forbidden
 from telegram.ext import (
     BaseHandler,
     CallbackQueryHandler,
@@ -33,17 +33,16 @@ from telegram.ext import (
 )
 
 from ..config import DEFAULT_PERSON_UPDATES_PER_10S
+from ..contract import callbacks
+from ..contract.outcomes import Said
+from ..contract.settings import SETTING_CHOICES
 from ..rendering import notices, replies, settings_screens
 from ..rendering.i18n import Catalogs, Translator
-from ..service import callbacks
 from ..service.game_service import AdminCheck, Duplicate, GameService
-from ..service.outcomes import Said
 from ..service.results import CallbackResult, Origin, Person, Reply, UserError
-from ..service.settings import SETTING_CHOICES
 from ..storage.updates import Handling
 from .answers import CallbackAnswer
 from .commands import COMMANDS, Command, CommandCall
-from .keyboards import markup
 
 log = logging.getLogger(__name__)
 
@@ -350,31 +349,15 @@ class Dispatcher:
             handling,
             is_admin=self._admin_check(person.id),
             chat_id=chat_id,
+            message_id=message.message_id if message is not None else None,
             # Only a message that shows the button may have its buttons taken off.
-            message_id=message.message_id
-            if message is not None and offers(message, data)
-            else None,
+            shows_button=message is not None and offers(message, data),
         )
         toast = service_text(self.service.catalogs, result)
-        answer = CallbackAnswer(query.id, toast, result.alert, result.url)
-        if result.edit is not None and message is not None:
-            try:
-                await query.edit_message_text(
-                    result.edit.text, reply_markup=markup(result.edit.keyboard)
-                )
-            except RetryAfter:  # the private chat's short window, never a group's
-                t = await self.service.translator_for(person)
-                return CallbackAnswer(query.id, replies.too_fast(t))
-            except (BadRequest, Forbidden) as err:
-                # Too old, deleted, or unchanged: the press changes nothing, and says so.
-                if "not modified" not in err.message.lower():
-                    log.warning("edit after press in chat %s refused: %s", chat_id, err.message)
-                    t = await self.service.translator_for(person)
-                    return CallbackAnswer(query.id, replies.button_out_of_date(t))
-        return answer
+        return CallbackAnswer(query.id, toast, result.alert, result.url)
 
     async def _setting_pressed(
-        self, update: Update, found: re.Match[str], _: Handling | None
+        self, update: Update, found: re.Match[str], handling: Handling | None
     ) -> CallbackAnswer:
         query = update.callback_query
         assert query is not None
@@ -395,19 +378,11 @@ class Dispatcher:
             t = await self.service.translator_for(person)
             return CallbackAnswer(query.id, replies.settings_for_admins(t), True)
 
-        current = await self.service.change_setting(chat_id, key, update.update_id)
+        # The screen's new look is queued in the group's outbox, in its replies' share of
+        # the group's minute; the answer names the new value at once.
+        current = await self.service.change_setting(chat_id, key, handling, message.message_id)
         t = self.service.catalogs.get(current.language)
-        screen = settings_screens.settings_screen(t, current)
-        try:
-            await query.edit_message_text(screen.text, reply_markup=markup(screen.keyboard))
-        except RetryAfter:  # the group's window is full: never waited for in a handler
-            return CallbackAnswer(query.id, replies.too_fast(t))
-        except ChatMigrated as err:  # the group became a supergroup: its game follows
-            await self.service.chat_migrated(chat_id, err.new_chat_id)
-        except BadRequest as err:
-            if "not modified" not in err.message.lower():
-                log.warning("settings edit in chat %s refused: %s", chat_id, err.message)
-        return CallbackAnswer(query.id)
+        return CallbackAnswer(query.id, settings_screens.setting_label(t, current, key))
 
     # ---- commands --------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from telegram import MessageEntity
 
+from ..contract.plan import STATUS, Edit, Moment, Op, Send, from_op
 from ..rendering.ui import MOMENT_FORMAT, moment_fallback
-from ..service.plan import STATUS, Edit, Moment, Op, Send, from_op
 from ..storage.outbox import LaneEntry
 
 MAX_TEXT = 4096
@@ -32,6 +32,7 @@ class Pending:
     at: int | None
     show: bool = False  # edit the message `ref` into this one, or send it anew if none
     sent: int | None = None  # what a send of it already reached Telegram as (its newest entry)
+    asked: bool = False  # a prompt already asked in the page: its deadline has started
 
     @property
     def send(self) -> bool:
@@ -122,7 +123,9 @@ def _required(op: Edit, priority: int | None) -> Edit:
 
 def merge_sends(lane: list[Pending]) -> list[Pending]:
     """Join consecutive plain messages (no buttons, nothing to edit later) of one chat and
-    one topic (a forum's messages for another topic stay apart)."""
+    one topic (a forum's messages for another topic stay apart), while the joined text
+    fits one message as Telegram counts it (UTF-16 units); a message sent `alone` (each
+    part of /rules) is never joined."""
     merged: list[Pending] = []
     for item in lane:
         previous = merged[-1] if merged else None
@@ -131,12 +134,12 @@ def merge_sends(lane: list[Pending]) -> list[Pending]:
             and _plain_send(previous)
             and _plain_send(item)
             and thread_of(previous.op) == thread_of(item.op)
-            and len(previous.op.text) + len(item.op.text) + 2 <= MAX_TEXT
+            and _utf16(previous.op.text) + _utf16(item.op.text) + 2 <= MAX_TEXT
         ):
             previous.op = replace(previous.op, text=previous.op.text + "\n\n" + item.op.text)
             previous.raws += item.raws
         else:
-            merged.append(Pending(item.op, list(item.raws), item.at, item.show, item.sent))
+            merged.append(replace(item, raws=list(item.raws)))
     return merged
 
 
@@ -148,7 +151,9 @@ def is_held(item: Pending) -> bool:
 
 
 def _plain_send(item: Pending) -> bool:
-    return item.send and not item.op.kb and not item.op.ref and item.op.moment is None
+    op = item.op
+    alone = isinstance(op, Send) and op.alone
+    return item.send and not op.kb and not op.ref and op.moment is None and not alone
 
 
 def _utf16(text: str) -> int:
@@ -233,6 +238,94 @@ def _waits_for(item: Pending, since: int) -> bool:
     """Whether a private call is a prompt queued at or after the group's oldest unshown
     change (one step queues the group's messages first)."""
     return item.op.deadline is not None and (item.at or 0) >= since
+
+
+def is_prompt(item: Pending) -> bool:
+    """Whether it is a player's prompt not yet sent: a new message (or one shown in
+    place) with a decision whose deadline its delivery starts."""
+    return (
+        item.op.chat > 0
+        and isinstance(item.op, Send)
+        and item.op.deadline is not None
+        and bool(item.op.ref)
+        and item.sent is None
+    )
+
+
+def answered_elsewhere(lane: list[Pending]) -> tuple[list[Pending], list[str]]:
+    """A chat's lane (its latest states kept) less its prompts that a newer state of the
+    same message supersedes before they were sent (decided in the page, or the question
+    closed): such a prompt and an edit of it (its close) are not sent at all, nor a
+    prompt to be shown in place of an older one and closed since; a prompt shown in its
+    place goes as a new message. Also the stored entries dropped so."""
+    dropped: list[str] = []
+    kept: list[Pending] = []
+    unsent: dict[str, int] = {}  # ref -> index in kept of an unsent prompt
+    for item in lane:
+        if item.show and isinstance(item.op, Edit) and item.op.chat > 0 and item.sent is None:
+            # A prompt shown in place, closed before it was sent (the store kept only the
+            # close, with the show's flag): the message it would replace shows its own end.
+            dropped += item.raws
+            continue
+        ref = item.op.ref
+        older = unsent.pop(ref, None) if ref else None
+        if older is not None:
+            dropped += kept[older].raws
+            kept[older] = replace(kept[older], raws=[])
+            if not isinstance(item.op, Send):
+                dropped += item.raws  # the close of a message never sent: nothing to edit
+                continue
+            item = replace(item, op=replace(item.op, in_place=False), show=False)
+        if ref and is_prompt(item):
+            unsent[ref] = len(kept)
+        kept.append(item)
+    return [item for item in kept if item.raws], dropped
+
+
+def told_in_page(item: Pending) -> bool:
+    """Whether it is a plain message of a game's events to a player (their cards, a card
+    drawn, knocked out, the win: no buttons, told with a note to the group if refused),
+    which their page, while it follows the game, tells as well (its log shows the
+    reader's own events)."""
+    op = item.op
+    return (
+        op.chat > 0
+        and isinstance(op, Send)
+        and op.fallback is not None
+        and not (op.kb or op.ref or op.direct or op.in_place)
+        and item.sent is None
+    )
+
+
+def asked_in_page(
+    lanes: dict[int, list[Pending]], present: set[int], hold_ms: int, now_ms: int
+) -> tuple[dict[int, list[Pending]], list[Pending], list[Pending]]:
+    """The lanes as they may go now when the players `present` (their page's event stream
+    open) are asked in the page first: a prompt of theirs queued less than `hold_ms` ago
+    waits, with what follows it in its lane, for the decision to come from the page (see
+    `answered_elsewhere`); once that time has passed, or their page closes, it goes. A
+    plain message of the game's events to them is not sent: the page tells it. Also the
+    prompts held so, and the messages not sent."""
+    ready: dict[int, list[Pending]] = {}
+    held: list[Pending] = []
+    dropped: list[Pending] = []
+    for chat, lane in lanes.items():
+        if chat in present:
+            kept: list[Pending] = []
+            waiting = False
+            for item in lane:
+                if told_in_page(item):
+                    dropped.append(item)
+                    continue
+                if not waiting and is_prompt(item) and (item.at or now_ms) + hold_ms > now_ms:
+                    held.append(item)
+                    waiting = True
+                if not waiting:
+                    kept.append(item)
+            lane = kept
+        if lane:
+            ready[chat] = lane
+    return ready, held, dropped
 
 
 def thread_of(op: Op) -> int | None:

@@ -10,7 +10,7 @@ finds none and sends it anew there (see `Sender._edit`).
 
 from __future__ import annotations
 
-from ..service.plan import Op
+from ..contract.plan import Op
 
 
 def ref_key(op: Op) -> str | None:

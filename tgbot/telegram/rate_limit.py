@@ -6,7 +6,7 @@ Three kinds of window, all sliding and shared through Redis:
 * a group's minute: at most `group_messages_per_minute` less a safety margin, counting
   edits as Telegram does, in two shares: replies to commands keep a few slots of every
   minute to themselves (`reply_slots`), and the game's messages share the rest by class
-  (`rate_limit_args={"priority": c}`, service/plan's NOW, BUTTONS, STATUS; a call that
+  (`rate_limit_args={"priority": c}`, contract/plan's NOW, BUTTONS, STATUS; a call that
   names none is a direct answer, REPLY): a class may fill the game's share only up to its
   cap (`group_caps`), so that the last slots are kept for the classes above it, and spends
   it at a steady pace (`AHEAD`: a few at once after a quiet spell, then one every few
@@ -42,7 +42,7 @@ from typing import Any
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from ..service.plan import BUTTONS, END, NOW, REPLY, STATUS
+from ..contract.plan import BUTTONS, END, NOW, REPLY, STATUS
 from ..storage.store import Store
 from ..storage.windows import GroupShare
 
@@ -63,7 +63,12 @@ BANKED_CHATS = 1_000  # past this many chats with counted messages left, the sta
 # the game sent nothing; the game's messages share the rest (15), each class leaving so
 # many of those to the classes above it: 15 with any message a person must see now (a new
 # turn message, a verdict), 14 with an edit that changes buttons, 11 with an optional
-# status edit. The end may take the whole minute: its text rings at once.
+# status edit. The end may take the whole minute and one slot of Telegram's margin
+# (END_MARGIN): a game at its steady pace beside an onlooker's replies keeps the minute
+# full, and the end must not wait the few seconds that free the next slot.
+# An optional private edit (a prompt's close) is made only while a second's calls leave
+# this much of a shard's budget unused (2 / 3: it takes no call the last third needs).
+SPARE_SHARE = (2, 3)
 REPLY_SHARE = 6  # replies keep 1 / REPLY_SHARE of a group's minute
 RESERVED = {NOW: 0, BUTTONS: 1, STATUS: 4}
 # And the game's share is spent at a steady pace, one message every minute / the NOW cap
@@ -73,6 +78,7 @@ RESERVED = {NOW: 0, BUTTONS: 1, STATUS: 4}
 # whole minute in a few seconds and then waits out the rest of it, the group shut. A
 # reply and the end are not held to it: a reply never counts in it, the end does.
 AHEAD = {NOW: 2, BUTTONS: 1, STATUS: 0}
+END_MARGIN = 1  # at most once a game: 19 of Telegram's 20 in that minute
 CLASS_NAMES = {END: "end", NOW: "now", REPLY: "reply", BUTTONS: "buttons", STATUS: "status"}
 _NOT_MESSAGES = frozenset({"sendChatAction"})
 
@@ -97,7 +103,7 @@ def group_caps(limit: int) -> dict[int, int]:
     a reply and the end the whole window."""
     game = max(1, limit - reply_slots(limit))
     caps = {c: max(1, game - reserved) for c, reserved in RESERVED.items()}
-    return caps | {END: limit, REPLY: limit}
+    return caps | {END: limit + END_MARGIN, REPLY: limit}
 
 
 def group_share(limit: int, priority: int) -> GroupShare:
@@ -189,7 +195,10 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 calls = max(1, int(pace.get("chat_calls") or 1))
                 priority = int(pace.get("priority", REPLY))
                 await self._chat_slot(chat, priority, calls)
-            await self._bot_slot(bool(pace.get("queued")))
+            if chat is not None and chat > 0 and priority >= STATUS:
+                await self._spare_bot_slot(bool(pace.get("queued")))
+            else:
+                await self._bot_slot(bool(pace.get("queued")))
         try:
             return await callback(*args, **kwargs)
         except RetryAfter as err:
@@ -219,6 +228,8 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 return
         group = chat < 0
         limit = self.group_limit if group else self.private_limit
+        if group and priority == END:
+            limit += END_MARGIN
         share = group_share(self.group_limit, priority) if group else None
         # A group's minute is counted one message at a time: a slot counted ahead and not
         # spent in time (a slow lane) would be lost to the group for a minute.
@@ -237,9 +248,25 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                         self._chat_bank = {c: b for c, b in self._chat_bank.items() if b[1] > now}
                     self._chat_bank[chat] = (taken - 1, now + CHAT_SPEND_MS / 1000)
                 return
-            if group or wait_ms > PRIVATE_LONGEST_WAIT_MS:
+            if group or optional or wait_ms > PRIVATE_LONGEST_WAIT_MS:
                 raise WindowFull(math.ceil(wait_ms / 1000))
             await asyncio.sleep(wait_ms / 1000)
+
+    async def _spare_bot_slot(self, queued: bool) -> None:
+        """Take one of the bot's calls of this second for an optional private edit, only
+        while the second has room to spare (a shard with SPARE_SHARE of its budget unused); raise
+        WindowFull rather than wait: the bot's lowest priority never delays another call."""
+        shares = self._shares[queued]
+        first = random.randrange(len(shares))
+        for i in range(len(shares)):
+            shard = (first + i) % len(shares)
+            limit = max(1, shares[shard] * SPARE_SHARE[0] // SPARE_SHARE[1])
+            taken, _ = await self.store.windows.take_bot(
+                queued, shard, _now_ms(), limit, BOT_WINDOW_MS, 1, 0
+            )
+            if taken:
+                return
+        raise WindowFull(1)
 
     async def _bot_slot(self, queued: bool) -> None:
         """Take one of the bot's calls of this second for this process.

@@ -15,7 +15,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..service.plan import REPLY, Edit, Op, Send
+from ..contract.plan import REPLY, STALE_CLOSE, Edit, Op, Send, close_stale_prompt
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.plan import Writes
@@ -24,14 +24,18 @@ from . import outage
 from .keyboards import markup
 from .lanes import (
     Pending,
+    answered_elsewhere,
+    asked_in_page,
     behind_the_table,
     fix_moment,
     from_lane,
     is_held,
     is_optional,
+    is_prompt,
     latest_state,
     merge_sends,
     thread_of,
+    told_in_page,
     with_lane_priority,
     with_moment,
 )
@@ -44,6 +48,12 @@ log = logging.getLogger(__name__)
 LEASE_MS = 6_000  # a killed process holds up the outboxes it was delivering this long
 FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
 LONGEST_BACKOFF_S = 30.0
+# How long a send or an edit waits for Telegram's answer (python-telegram-bot's default
+# read timeout is 5 s). Telegram answers in a few seconds even when it is slow, and a send
+# whose answer did not come is made again, leaving a copy nobody can edit (with live
+# buttons, if it has any); an edit made again spends another slot of a group's minute.
+# Waiting longer costs the chat's lane only the time the answer takes.
+WRITE_READ_TIMEOUT_S = 15.0
 
 
 def _sweep_failed(game_id: str, failures: int, pause: float, err: Exception) -> None:
@@ -97,6 +107,7 @@ class Sender:
         store: Store,
         on_migrated: Callable[[int, int], Awaitable[None]],
         on_prompt_delivered: Callable[[str, int, int], Awaitable[None]],
+        app_first_ms: int = 0,
     ) -> None:
         self.bot = bot
         self.store = store
@@ -105,12 +116,17 @@ class Sender:
         self.on_migrated = on_migrated
         # A prompt reached Telegram: (game, context, seconds) starts its deadline from now.
         self.on_prompt_delivered = on_prompt_delivered
+        # Asked in the page first (config.app_first_s): how long a prompt of a player whose
+        # page is open waits for the decision to come from there (0: never).
+        self.app_first_ms = app_first_ms
+        # Prompts asked in the page, whose deadlines have started: game -> {(chat, context)}.
+        self._asked: dict[str, set[tuple[int, int]]] = {}
         # Outboxes the sweep failed to deliver: (failures in a row, when to try again).
         self._backoff: dict[str, tuple[int, float]] = {}
         # What reached Telegram but Redis refused to record (it is out of memory, say): lane
         # entries to drop and message references to keep, recorded by this process before
         # it delivers anything more of that game. A message can go out twice if the
-        # process dies meanwhile (one with buttons too: see `_send_with_buttons`).
+        # process dies meanwhile (one with buttons too: see `_send_recorded`).
         self._owed_raws: dict[str, dict[int, list[str]]] = {}
         self._owed_refs: dict[str, dict[str, int]] = {}
         # Sends with buttons that reached Telegram while Redis refused to note them (lane
@@ -248,6 +264,7 @@ class Sender:
             for raw in head.dropped:
                 log.warning("game %s: outbox entry dropped (not an entry): %.200s", game_id, raw)
             if not head.lanes:
+                self._asked.pop(game_id, None)  # nothing left waiting for a page
                 return progressed
             refs = head.message_ids
             lanes: dict[int, list[Pending]] = {}
@@ -264,11 +281,11 @@ class Sender:
                         continue
                     lanes.setdefault(chat, []).append(item)
             known = dict(refs)
+            states = {chat: latest_state(lane) for chat, lane in lanes.items()}
+            if self.app_first_ms:
+                states = await self._page_first(game_id, states, delivered)
             ready = behind_the_table(
-                {
-                    chat: with_lane_priority(merge_sends(latest_state(lane)))
-                    for chat, lane in lanes.items()
-                }
+                {chat: with_lane_priority(merge_sends(lane)) for chat, lane in states.items()}
             )
             chats = list(ready)
             done = await asyncio.gather(
@@ -303,6 +320,52 @@ class Sender:
                 raise failure
             if (not any_delivered and not moves) or (left == 0 and not moves):
                 return progressed
+
+    async def _page_first(
+        self, game_id: str, lanes: dict[int, list[Pending]], delivered: dict[int, list[str]]
+    ) -> dict[int, list[Pending]]:
+        """The lanes as they may go with the players whose page is open asked there first
+        (`lanes.asked_in_page`): a prompt answered meanwhile is not sent at all (its
+        entries go into `delivered`), one held starts its deadline now, as the page shows
+        it (once: its chat message, if it comes to that, does not start it again)."""
+        for chat, lane in list(lanes.items()):
+            lanes[chat], dropped = answered_elsewhere(lane)
+            if dropped:
+                delivered.setdefault(chat, []).extend(dropped)
+        prompts = [item for lane in lanes.values() for item in lane if is_prompt(item)]
+        now_ms = int(time.time() * 1000)
+        asked = self._asked.pop(game_id, set())
+        if any((item.at or now_ms) + self.app_first_ms > now_ms for item in prompts) or any(
+            told_in_page(item) for lane in lanes.values() for item in lane
+        ):
+            present = await self.store.app.present(game_id)
+            lanes, held, told = asked_in_page(lanes, present, self.app_first_ms, now_ms)
+            for item in told:
+                delivered.setdefault(item.op.chat, []).extend(item.raws)
+            for item in held:
+                deadline = item.op.deadline
+                assert deadline is not None  # a prompt's
+                if (item.op.chat, deadline.context) in asked:
+                    continue
+                # From when it was queued: the page showed it then.
+                waited_s = max(0, now_ms - (item.at or now_ms)) // 1000
+                try:
+                    await self.on_prompt_delivered(
+                        game_id, deadline.context, max(1, deadline.seconds - waited_s)
+                    )
+                except Exception as err:  # asked again on the next pass
+                    log.warning("deadline of game %s not started: %s", game_id, err)
+                    continue
+                asked.add((item.op.chat, deadline.context))
+        keep = set()
+        for item in prompts:
+            deadline = item.op.deadline
+            if deadline is not None and (item.op.chat, deadline.context) in asked:
+                item.asked = True
+                keep.add((item.op.chat, deadline.context))
+        if keep:
+            self._asked[game_id] = keep
+        return lanes
 
     async def _settle(self, game_id: str) -> bool:
         """Record what an earlier flush delivered but could not record; True if any."""
@@ -341,6 +404,17 @@ class Sender:
                 await self._deliver(game_id, item, refs, max(1, sum(due[i:])))
             except _Deferred:
                 if is_optional(op):
+                    if op.chat > 0 and isinstance(op, Edit) and op.closes is None:
+                        # A private prompt's closing echo with no room in the bot's second:
+                        # not made (its stale buttons answer "already decided"; the next
+                        # prompt is a new message), and never later over a newer prompt
+                        # in place. Its buttons come off when there is room, so that no
+                        # keyboard outlives its game.
+                        try:
+                            await self._close_later(game_id, op, refs, lane[i + 1 :])
+                        except Exception as err:  # handed back, as a failed call is
+                            return delivered, err
+                        delivered += item.raws
                     continue
                 break
             except Exception as err:  # handed back: raised once every lane is in
@@ -350,8 +424,9 @@ class Sender:
             now_ms = int(time.time() * 1000)
             metrics.observe_delivery(op.chat, kind, item.at, now_ms, is_optional(op))
             # A prompt Telegram refused (403) starts its deadline all the same: nobody will
-            # see it, and the game must not wait the delivery grace for them.
-            if op.deadline is not None:
+            # see it, and the game must not wait the delivery grace for them. One asked in
+            # the page first started it then.
+            if op.deadline is not None and not item.asked:
                 try:
                     await self.on_prompt_delivered(
                         game_id, op.deadline.context, op.deadline.seconds
@@ -374,6 +449,8 @@ class Sender:
                 await self._show(game_id, item, op, refs, calls)
             elif isinstance(op, Edit) and op.closes is not None:
                 await self._close(op, op.closes, refs)
+            elif isinstance(op, Edit) and op.message_id is not None:
+                await self._edit_by_id(game_id, op, op.message_id, calls)
             else:
                 await self._edit(game_id, item, op, refs, calls)
         except ChatMigrated as err:
@@ -390,27 +467,26 @@ class Sender:
 
     @staticmethod
     def _pace(op: Op, calls: int = 1) -> dict[str, Any]:
-        """The rate limiter's arguments: a reply to a person is outside the queued share;
+        """The rate limiter's arguments: an answer to a person (a reply, a press's edit) is
+        outside the queued share;
         the op's class in a group's minute (an optional edit takes a slot only while the
         minute has room to spare); `calls` to the same chat follow in a row."""
-        direct = isinstance(op, Send) and op.direct
-        return {"queued": not direct, "priority": op.rank, "chat_calls": calls}
+        return {"queued": not op.direct, "priority": op.rank, "chat_calls": calls}
 
     async def _send(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
     ) -> None:
-        """Send a message anew (one with buttons: see `_send_with_buttons`)."""
-        if op.kb:
-            await self._send_with_buttons(game_id, item, op, refs, calls)
+        """Send a message anew: one the game edits later, or with buttons, is recorded as
+        soon as Telegram answers (see `_send_recorded`)."""
+        if op.kb or ref_key(op):
+            await self._send_recorded(game_id, item, op, refs, calls)
             return
-        message_id = await self._send_text(game_id, op, calls)
-        key = ref_key(op)
-        if message_id is not None and key:
-            refs[key] = message_id
+        await self._send_text(game_id, op, calls)
 
     async def _send_text(self, game_id: str, op: Op, calls: int = 1) -> int | None:
         """One sendMessage; the new message's id, None when Telegram refused it (a 403 is
-        noted, a 400 logged)."""
+        noted, a 400 logged). Its answer is waited for longer than Telegram's slow ones
+        (WRITE_READ_TIMEOUT_S): a send whose answer is late is not made again blindly."""
         op, entities = with_moment(op, int(time.time() * 1000))
         try:
             message = await self.bot.send_message(
@@ -419,6 +495,7 @@ class Sender:
                 entities=entities,
                 reply_markup=markup(op.kb),
                 message_thread_id=thread_of(op),
+                read_timeout=WRITE_READ_TIMEOUT_S,
                 rate_limit_args=self._pace(op, calls),
             )
         except Forbidden:
@@ -429,24 +506,27 @@ class Sender:
             return None
         return message.message_id
 
-    async def _send_with_buttons(
+    async def _send_recorded(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
     ) -> None:
-        """Send the message with its buttons in one call, and record its id before
-        anything more is done: a retry after the record sends nothing.
+        """Send a message the game edits later (or one with buttons, sent with them in one
+        call), and record its id as soon as Telegram answers, before anything more of the
+        lane is done: a crash after that record loses no id (its later edits reach it) and
+        a retry sends nothing.
 
         A send whose outcome is unknown (this process killed before its answer was
-        recorded, an answer slower than the read timeout) is made again, so a chat may
-        show a message twice, both with buttons. They carry the same data: a press on the
-        copy nothing records acts as one on the other while it is current, and once it is
-        refused as stale, that copy is closed (`_close`)."""
+        recorded, an answer slower than even WRITE_READ_TIMEOUT_S) is made again, so a
+        chat may show a message twice, both with buttons. They carry the same data: a
+        press on the copy nothing records acts as one on the other while it is current,
+        and once it is refused as stale, that copy is closed (`_close`)."""
         token = item.raws[-1]
         message_id = item.sent
         if message_id is not None:
-            # Sent and recorded before: a version that put the buttons on with an edit
-            # after the record may have stopped between the two. Put them on ("not
+            # Sent and recorded before. A version that put the buttons on with an edit
+            # after the record may have stopped between the two: put them on ("not
             # modified" when they are there); only a retry makes this call.
-            await self._edit_text(game_id, op, message_id, calls)
+            if op.kb:
+                await self._edit_text(game_id, op, message_id, calls)
         else:
             # The lanes of one game run side by side: each keeps to its own entry here.
             message_id = self._owed_sent.get(game_id, {}).get(token)
@@ -482,11 +562,17 @@ class Sender:
     async def _edit(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
     ) -> None:
+        """Edit a message into its newest state; send it anew when its id is not known."""
         message_id = message_id_of(refs, op)
         if message_id is None:
-            if op.chat < 0:  # not in this chat (a group that became a supergroup): anew
-                await self._send(game_id, item, op, refs, calls)
-            return  # a private one was never delivered (the person was unreachable)
+            # Not in this chat (a group that became a supergroup), or sent without its id
+            # ever reaching Redis (a crash between Telegram's answer and the record; no
+            # edit of it may be dropped): anew. A person the bot cannot reach, whose
+            # message was never delivered, is not asked again.
+            if op.chat > 0 and await self._known_unreachable(op.chat):
+                return
+            await self._send(game_id, item, op, refs, calls)
+            return
         if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew,
             # as a new message the group must see (an optional edit's class would wait for
@@ -495,17 +581,48 @@ class Sender:
             # just spent (a turn's class may have gone as far ahead of it as it may).
             await self._send(game_id, item, replace(op, priority=min(op.rank, REPLY)), refs, calls)
 
+    async def _edit_by_id(self, game_id: str, op: Edit, message_id: int, calls: int) -> None:
+        """Edit the message a press named (a prompt, or a screen sent as a reply:
+        `plan.screen_edit`). Gone or too old, it stays as it is (never sent anew); in a
+        group that became a supergroup, the group's game and settings follow, and the old
+        group's message is left alone."""
+        try:
+            await self._edit_text(game_id, op, message_id, calls)
+        except ChatMigrated as err:
+            await self.on_migrated(op.chat, err.new_chat_id)
+
+    async def _close_later(
+        self, game_id: str, op: Edit, refs: dict[str, int], after: list[Pending]
+    ) -> None:
+        """Queue the close of an answered prompt whose echo is not made (see
+        `plan.close_stale_prompt`); a prompt never sent has nothing to close. When a newer
+        prompt behind it in the lane already reached Telegram (a pass stopped after its
+        send, before it was counted delivered), the reference names that one: nothing
+        is closed rather than the live prompt."""
+        message_id = message_id_of(refs, op)
+        newer_sent = any(
+            item.send and item.sent is not None and item.op.ref == op.ref for item in after
+        )
+        if message_id is None or newer_sent:
+            return
+        writes = Writes()
+        writes.send(game_id, close_stale_prompt(op.chat, message_id).to_op())
+        await self.store.commits.commit(writes)
+
     async def _close(self, op: Edit, message_id: int, refs: dict[str, int]) -> None:
-        """Take the buttons off a copy of a message that a press found stale, unless the
-        game records that id for one of its messages in this chat (it may be the live one,
-        about to be edited into its current buttons): see `plan.close_keyboard`."""
-        if not refs or message_id in recorded_ids(refs, op.chat):
+        """Take the buttons off a message: an answered prompt (`plan.close_stale_prompt`),
+        or a copy of a message that a press found stale, unless the game records that id
+        for one of its messages in this chat (it may be the live one, about to be edited
+        into its current buttons): see `plan.close_keyboard`."""
+        stale_prompt = op.ref.startswith(STALE_CLOSE)
+        if not stale_prompt and (not refs or message_id in recorded_ids(refs, op.chat)):
             return  # (no ids kept any more, a game long over: nothing tells a copy apart)
         try:
             await self.bot.edit_message_reply_markup(
                 chat_id=op.chat,
                 message_id=message_id,
                 reply_markup=None,
+                read_timeout=WRITE_READ_TIMEOUT_S,
                 rate_limit_args=self._pace(op),
             )
         except ChatMigrated:
@@ -523,6 +640,7 @@ class Sender:
                 chat_id=op.chat,
                 message_id=message_id,
                 reply_markup=markup(op.kb),
+                read_timeout=WRITE_READ_TIMEOUT_S,
                 rate_limit_args=self._pace(op, calls),
             )
         except BadRequest as err:
@@ -534,13 +652,17 @@ class Sender:
             await self._unreachable(game_id, op)
         return True
 
+    async def _known_unreachable(self, user_id: int) -> bool:
+        """Whether Telegram refused the bot's last message to this person (see below)."""
+        return (await self.store.prefs.user_prefs(user_id)).get("dm") == "0"
+
     async def _unreachable(self, game_id: str, op: Op) -> None:
         """A private message was refused: note it, and tell the group how to fix it (once,
         queued behind the group's other messages, so that its window holds for it too)."""
         user_id = op.chat
         if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
             return
-        already_known = (await self.store.prefs.user_prefs(user_id)).get("dm") == "0"
+        already_known = await self._known_unreachable(user_id)
         fallback = op.fallback
         writes = Writes(hset={self.keys.user_prefs(user_id): {"dm": "0"}})
         if fallback is not None and fallback.note and not already_known:

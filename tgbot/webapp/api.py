@@ -16,7 +16,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,8 @@ from starlette.types import Receive, Scope, Send
 
 from ..config import Config
 from ..rendering import notices
+from ..rendering.app_view import page_texts
+from ..rendering.i18n import pick_language
 from ..service.game_service import GameService
 from ..service.records import GAME_ID
 from ..service.results import Person
@@ -39,6 +41,10 @@ log = logging.getLogger(__name__)
 API = "/app/api"
 THROTTLE_WINDOW_S = 10  # as for updates (telegram/handlers.py)
 HEARTBEAT_S = 15.0
+# An open stream says its page follows the game (asked in the page first: lanes.py) for
+# this long, renewed every PRESENCE_RENEW_S while it is open, and no more once it ends.
+PRESENCE_TTL_S = 45
+PRESENCE_RENEW_S = 15.0
 MAX_BODY_BYTES = 4096
 BODY_READ_S = 5.0  # a decision's few bytes come at once; a body slower than this is refused
 TICKET_TTL_S = 60  # a page opens its stream at once with its ticket
@@ -130,16 +136,26 @@ class _EventStream(StreamingResponse):
     """A StreamingResponse that frees its place in the limits however it ends (even when
     its body never starts: the client went away first)."""
 
-    def __init__(self, body: AsyncIterator[str], limits: StreamLimits, stream: _Stream) -> None:
+    def __init__(
+        self,
+        body: AsyncIterator[str],
+        limits: StreamLimits,
+        stream: _Stream,
+        ended: Callable[[], Awaitable[None]],
+    ) -> None:
         super().__init__(body, media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
-        self._limits, self._stream = limits, stream
+        self._limits, self._stream, self._ended = limits, stream, ended
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Stream the body, then free the place."""
+        """Stream the body, then free the place and say that the page has gone."""
         try:
             await super().__call__(scope, receive, send)
         finally:
             self._limits.release(self._stream)
+            try:
+                await self._ended()
+            except Exception as err:  # its presence lapses by itself
+                log.warning("a closed page's presence not ended: %r", err)
 
 
 def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseRoute]:
@@ -234,6 +250,13 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         await store.answer_request(person.id, game, request_id, {"status": 200, "body": answer})
         return JSONResponse(answer)
 
+    async def words(request: Request) -> Response:
+        """The page's words in a language (Telegram's language code of the user, unsigned:
+        they are the same for everyone), so that it can say an error before any view."""
+        lang = pick_language(None, request.query_params.get("lang", "")[:16] or None)
+        t = service().catalogs.get(lang)
+        return JSONResponse({"lang": t.language, "texts": page_texts(t)})
+
     async def ticket(request: Request) -> Response:
         """A single-use ticket for one event stream of the game, so that no initData
         travels in a URL (EventSource cannot send a header)."""
@@ -273,6 +296,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
             retry = {"Retry-After": str(STREAM_RETRY_AFTER_S)}
             return _error(503, "too many streams", retry)
         games = service().store.games
+        user_id, here = int(grant["user"]), secrets.token_hex(4)
 
         async def revision_now() -> int:
             raw = await games.record(game)
@@ -286,8 +310,13 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     return
                 # Listening first, then reading: a revision committed in between is heard.
                 now, heard = await revision_now(), False
+                await service().page_opened(game, user_id, here, PRESENCE_TTL_S)
+                renew_at = time.time() + PRESENCE_RENEW_S
                 yield ": listening\n\n"
                 while True:
+                    if time.time() >= renew_at:
+                        await service().page_opened(game, user_id, here, PRESENCE_TTL_S)
+                        renew_at = time.time() + PRESENCE_RENEW_S
                     # A record saved again without a step (a prompt's deadline starts once
                     # it is delivered) is told again under the same revision.
                     if now > last or (heard and now == last):
@@ -308,7 +337,10 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     heard = got != RESET
                     now = got if heard else await revision_now()
 
-        return _EventStream(stream(), limits, held)
+        async def ended() -> None:
+            await service().page_closed(game, user_id, here)
+
+        return _EventStream(stream(), limits, held, ended)
 
     def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
         async def run(request: Request) -> Response:
@@ -327,6 +359,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
 
     return [
         Route(f"{API}/view", guarded(view), methods=["GET"]),
+        Route(f"{API}/words", guarded(words), methods=["GET"]),
         Route(f"{API}/decide", guarded(decide), methods=["POST"]),
         Route(f"{API}/ticket", guarded(ticket), methods=["POST"]),
         Route(f"{API}/events", guarded(events), methods=["GET"]),

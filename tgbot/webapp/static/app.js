@@ -18,6 +18,8 @@
   var skewMs = 0; // the server's clock minus ours, when they differ by more than a second
   var clock = { deadline: null, total: 1 };
   var full = false; // the whole log is open (Telegram's Back button closes it)
+  var words = null; // the page's words before any view (GET app/api/words)
+  var picking = null; // the turn's action whose targets are shown (its index in choices)
 
   function $(id) {
     return document.getElementById(id);
@@ -60,6 +62,29 @@
     } catch (e) { /* not JSON */ }
     return response.status + " " + response.statusText;
   }
+  function language() {
+    var user = tg && tg.initDataUnsafe && tg.initDataUnsafe.user;
+    return (user && user.language_code) || (navigator.language || "");
+  }
+  async function texts() {
+    // The view's words; before any view, the words of the user's Telegram language.
+    if (view) return view.texts;
+    if (!words) {
+      try {
+        var response = await fetch(api("words?lang=" + encodeURIComponent(language())), {
+          cache: "no-store",
+        });
+        if (response.ok) words = await response.json();
+      } catch (e) { /* offline: the reason as it is */ }
+      if (words) document.documentElement.lang = words.lang;
+    }
+    return words ? words.texts : null;
+  }
+  async function explain(code) {
+    // An API error reason (or "offline") in the reader's words; a refusal's text as it is.
+    var t = await texts();
+    return (t && t.errors && t.errors[code]) || code;
+  }
   function learnClock(response) {
     var date = Date.parse(response.headers.get("Date") || "");
     if (isNaN(date)) return;
@@ -86,7 +111,7 @@
           break;
         }
         if (!response.ok) {
-          problem(await reason(response));
+          problem(await explain(await reason(response)));
           break;
         }
         learnClock(response);
@@ -96,7 +121,7 @@
         if (!view || next.revision >= view.revision || next.game !== view.game) draw(next);
       } while (again);
     } catch (e) {
-      if (!view) problem(String(e && e.message ? e.message : e));
+      if (!view) problem(await explain("offline"));
     } finally {
       loading = false;
       $("app").setAttribute("aria-busy", "false");
@@ -106,6 +131,7 @@
   function reconnect() {
     // Reconnect ourselves, so that `after` is the last revision seen, not the first.
     setTimeout(function () {
+      if (document.hidden) return; // listened to again once in sight
       load();
       listen();
     }, retryMs);
@@ -124,7 +150,7 @@
         cache: "no-store",
       });
       if (response.status === 401) {
-        problem(await reason(response)); // expired: only reopening the page helps
+        problem(await explain(await reason(response))); // expired: only reopening helps
         return;
       }
       if (response.ok) ticket = (await response.json()).ticket;
@@ -181,13 +207,13 @@
         else error = null;
         break;
       } catch (e) {
-        error = view.texts.refused;
+        error = "offline";
         await new Promise(function (done) { setTimeout(done, 1000); });
       }
     }
     if (error) {
       haptic("error");
-      refusal(error);
+      refusal(await explain(error));
     }
     // The buttons stay disabled until the view after the decision is drawn.
     await load();
@@ -196,7 +222,7 @@
     enable(true);
   }
   function enable(on) {
-    document.querySelectorAll("button.decision").forEach(function (b) {
+    document.querySelectorAll("#app button.decision").forEach(function (b) {
       b.disabled = !on;
     });
   }
@@ -232,6 +258,7 @@
 
   function draw(next) {
     var before = view;
+    if (!before || before.revision !== next.revision || before.game !== next.game) picking = null;
     view = next;
     var t = next.texts;
     document.documentElement.lang = next.lang;
@@ -245,8 +272,8 @@
     drawTable(next, t);
     drawLines($("claims"), t.claims, next.claims, null);
     drawLines($("log"), t.log, next.log, 6);
-    var mine = next.decisions.length > 0;
-    if (before && mine && before.decisions.length === 0) haptic("warning");
+    // Your turn (or your answer) has come: the phone says so.
+    if (before && next.header.mine && !before.header.mine) haptic("warning");
   }
 
   function drawOver(v, t) {
@@ -273,25 +300,94 @@
     return b;
   }
 
+  function holds(coins, faceDown) {
+    var row = el("span", "holds");
+    row.append(el("span", "coins", "🪙 " + coins));
+    for (var i = 0; i < faceDown; i++) row.append(el("span", "back", ""));
+    return row;
+  }
+
+  function targetButton(target) {
+    // A target as the chat's picker shows it: the name, their coins and face-down cards.
+    var b = button(target.code, null);
+    b.classList.add("target");
+    var name = el("span", "name", target.name);
+    if (target.side_label) name.append(" ", el("span", "side s-" + token(target.side), target.side_label));
+    b.append(name, holds(target.coins, target.face_down));
+    return b;
+  }
+
+  function choiceButtons(v, t) {
+    // Action first, then target, as the chat asks: an action with targets opens its list.
+    var forced = v.choices.length === 1 && v.choices[0].targets;
+    var open = forced ? 0 : picking;
+    if (open !== null && v.choices[open] && v.choices[open].targets) {
+      var choice = v.choices[open];
+      var list = choice.targets.map(targetButton);
+      if (!forced) {
+        var back = el("button", "goback", t.back);
+        back.type = "button";
+        back.addEventListener("click", function () {
+          picking = null;
+          drawAct(view, view.texts);
+        });
+        list.push(back);
+      }
+      return { question: forced ? v.question : choice.question, buttons: list };
+    }
+    var buttons = v.choices.map(function (c, i) {
+      if (!c.targets) return button(c.code, c.label);
+      var b = el("button", "decision pick", c.label);
+      b.type = "button";
+      b.disabled = sending;
+      b.setAttribute("aria-haspopup", "true");
+      b.addEventListener("click", function () {
+        picking = i;
+        drawAct(view, view.texts);
+        var first = document.querySelector("#decisions button");
+        if (first) first.focus();
+      });
+      return b;
+    });
+    return { question: v.question, buttons: buttons, actions: v.phase === "turn" };
+  }
+
   function drawAct(v, t) {
+    var header = $("header");
+    header.textContent = v.header.text;
+    header.classList.toggle("mine", v.header.mine);
+    $("act").dataset.mine = String(v.header.mine);
+    put(
+      $("recent"),
+      v.recent.map(function (line) {
+        return el("li", null, line);
+      })
+    );
+    $("recent").hidden = v.recent.length === 0 || !!v.over;
+    $("recent").setAttribute("aria-label", t.recent);
+    // The claim being answered stands out, unless it is the last line just above.
     $("claim").textContent = v.claim || "";
-    $("claim").hidden = !v.claim;
+    $("claim").hidden = !v.claim || (!$("recent").hidden && v.recent[v.recent.length - 1] === v.claim);
+    // The header names whoever alone is awaited; a list when several are (and, on your
+    // own decision, the others asked with you).
     var waiting = $("waiting");
-    waiting.hidden = v.waiting_for.length === 0 || !!v.over;
+    var names = v.waiting_for;
+    waiting.hidden = !!v.over || names.length === 0 || (!v.header.mine && names.length < 2);
     put(
       waiting,
       [el("span", "label", t.waiting)].concat(
-        v.waiting_for.map(function (name) {
+        names.map(function (name) {
           return el("span", "chip", name);
         })
       )
     );
     setClock(v.over ? null : v.deadline_ms);
-    var buttons = v.decisions.map(function (d) {
-      return button(d.code, d.label);
-    });
-    put($("decisions"), buttons);
-    $("act").hidden = !v.claim && v.waiting_for.length === 0 && buttons.length === 0;
+    var shown = choiceButtons(v, t);
+    $("question").textContent = shown.question || "";
+    $("question").hidden = !shown.question || shown.buttons.length === 0;
+    put($("decisions"), shown.buttons);
+    // A turn's actions two to a row, as the chat lays them out: the hand stays in sight.
+    $("decisions").classList.toggle("grid", !!shown.actions && shown.buttons.length > 3);
   }
 
   function card(c) {
@@ -330,9 +426,7 @@
     var head = el("div", "who");
     head.append(el("span", "name", s.name));
     if (s.side_label) head.append(el("span", "side s-" + token(s.side), s.side_label));
-    var row = el("div", "holds");
-    row.append(el("span", "coins", "🪙 " + s.coins));
-    for (var i = 0; i < s.face_down; i++) row.append(el("span", "back", ""));
+    var row = holds(s.coins, s.face_down);
     s.face_up.forEach(function (name) {
       row.append(el("span", "up", name));
     });
@@ -403,7 +497,15 @@
   }
   setInterval(tick, 250);
   document.addEventListener("visibilitychange", function () {
-    if (!document.hidden) load();
+    if (document.hidden) {
+      // Out of sight: the bot asks in the private chat instead, at once (it holds a
+      // prompt for a page only while the page's stream is open).
+      if (stream) stream.close();
+      stream = null;
+      return;
+    }
+    load();
+    if (game && !stream) listen();
   });
   load().then(function () {
     if (game) listen();

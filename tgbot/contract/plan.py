@@ -79,6 +79,7 @@ class Send:
     direct: bool = False  # the reply to an update: outside the queued share of the pace
     priority: int | None = None  # its class in a group's minute (None: see `rank`)
     moment: Moment | None = None
+    alone: bool = False  # a message of its own: never joined with the plain sends beside it
 
     @property
     def rank(self) -> int:
@@ -99,6 +100,8 @@ class Send:
         }
         if self.direct:
             op["direct"] = True
+        if self.alone:
+            op["alone"] = True
         return _with_extras(op, self.deadline, self.fallback, self.priority, self.moment)
 
 
@@ -109,7 +112,11 @@ class Edit:
     an `optional` one is sent only while its group's minute has room to spare (else it
     waits, and a newer state replaces it), so that it never holds back what matters.
     `priority` sets its class in a group's minute (None: see `rank`). With `closes`, it
-    is no new look but a close (see `close_keyboard`)."""
+    is no new look but a close (see `close_keyboard`). With `message_id`, it edits that
+    message, the one a press named (a prompt, or a reply no reference records: the
+    settings screen), and `ref` only names its states, so that the newest pending one
+    wins. A `direct` one answers a person's press (a reply's class, outside the queued
+    share of the bot's pace)."""
 
     chat: int
     ref: str
@@ -122,13 +129,18 @@ class Edit:
     priority: int | None = None
     moment: Moment | None = None
     closes: int | None = None  # the Telegram id of the message whose buttons it takes off
+    message_id: int | None = None  # the Telegram id of the message it edits (None: `ref`'s)
+    direct: bool = False  # the answer to a press: a reply's class and share
 
     @property
     def rank(self) -> int:
-        """Its class in a group's minute: an optional edit is STATUS, one that leaves the
-        message without buttons closes a window (NOW), one with buttons BUTTONS."""
+        """Its class in a group's minute: the answer to a press is REPLY, an optional edit
+        STATUS, one that leaves the message without buttons closes a window (NOW), one
+        with buttons BUTTONS."""
         if self.priority is not None:
             return self.priority
+        if self.direct:
+            return REPLY
         if self.optional:
             return STATUS
         return BUTTONS if self.kb else NOW
@@ -148,10 +160,17 @@ class Edit:
             op["hold_ms"] = self.hold_ms
         if self.optional:
             op["optional"] = True
+        if self.message_id is not None:
+            op["message_id"] = self.message_id
+        if self.direct:
+            op["direct"] = True
         return _with_extras(op, self.deadline, self.fallback, self.priority, self.moment)
 
 
 Op = Send | Edit
+
+COPY_CLOSE = "close:"  # the reference of a copy's close (close_keyboard)
+STALE_CLOSE = "stale:"  # the reference of an answered prompt's close (close_stale_prompt)
 
 
 def close_keyboard(chat: int, message_id: int) -> Edit:
@@ -161,7 +180,27 @@ def close_keyboard(chat: int, message_id: int) -> Edit:
     records that id for none of its messages (a press racing an edit of the live message
     never strips it), and only with room to spare in a group's minute. Its reference
     names the message, so that closes of one copy asked for again fold into one."""
-    return Edit(chat, f"close:{message_id}", "", optional=True, closes=message_id)
+    return Edit(chat, f"{COPY_CLOSE}{message_id}", "", optional=True, closes=message_id)
+
+
+def close_stale_prompt(chat: int, message_id: int) -> Edit:
+    """Take the buttons off a private prompt already answered, whose closing echo found no
+    room in the bot's second (see telegram/sender.py): made later, when there is room, so
+    that no keyboard stays live once its game is over. Unlike a copy's close it strips the
+    message even while the game records it: its person answered it, and their next prompt
+    is a new message (one sent in place is made in the step that closes this one, with
+    the echo folded into it)."""
+    # Its reference names the chat too: private chats number their messages apart, and
+    # pending states of one reference fold into one (storage/outbox.py).
+    ref = f"{STALE_CLOSE}{chat}:{message_id}"
+    return Edit(chat, ref, "", optional=True, closes=message_id)
+
+
+def screen_edit(chat: int, message_id: int, text: str, kb: Keyboard | None) -> Edit:
+    """A new look for a screen sent as a reply (nothing records its id: the settings
+    screen), found by its id, as the answer to a press on it. Its reference names the
+    message, so that the newest of its pending looks wins."""
+    return Edit(chat, f"screen:{message_id}", text, kb, message_id=message_id, direct=True)
 
 
 def from_op(entry: dict[str, Any]) -> Op:
@@ -170,7 +209,10 @@ def from_op(entry: dict[str, Any]) -> Op:
     try:
         kind, chat = entry["op"], int(entry["chat"])
         if kind == "close":
-            return close_keyboard(chat, int(entry["message_id"]))
+            closes = int(entry["message_id"])
+            if str(entry.get("ref") or "").startswith(STALE_CLOSE):
+                return close_stale_prompt(chat, closes)
+            return close_keyboard(chat, closes)
         text = str(entry["text"])
         kb = entry.get("kb") or None
         ref = entry.get("ref")
@@ -201,6 +243,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 direct=bool(entry.get("direct")),
                 priority=priority,
                 moment=moment,
+                alone=bool(entry.get("alone")),
             )
         if kind == "edit" and ref:
             return Edit(
@@ -214,6 +257,8 @@ def from_op(entry: dict[str, Any]) -> Op:
                 fallback,
                 priority,
                 moment,
+                message_id=None if entry.get("message_id") is None else int(entry["message_id"]),
+                direct=bool(entry.get("direct")),
             )
     except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"not an outbox entry: {err}") from None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..engine import DecisionKind, Variant
-from ..rendering.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from .languages import DEFAULT_LANGUAGE, LANGUAGES
 
 TABLE, PRIVATE = "table", "private"  # where the answers to a claim are pressed
 LONGEST_S = 24 * 3600  # no decision or lobby waits longer than a day

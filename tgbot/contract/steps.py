@@ -24,8 +24,7 @@ LOBBY_REF = "lobby"
 
 def turn_ref_of(turn: int) -> str:
     """The message reference of the game's `turn`-th turn message: each turn's message has
-    its own, so that an older one can still be edited (its "whose turn" line taken off)
-    after the next one is sent."""
+    its own, so that a closing edit never lands on the next turn's message."""
     return f"turn:{turn}"
 
 
@@ -69,46 +68,75 @@ class Table:
 BOARD_EVERY = 5
 
 
+# A turn with nothing to answer (Income, a Coup, a timeout's default) has no message of its
+# own: its verdict is added to the game's newest group message, up to this many verdicts
+# in one message (then the next one is sent anew).
+MOST_VERDICTS = 3
+
+
 @dataclass(frozen=True, slots=True)
-class Tail:
-    """A closed turn's message that still ends with whose turn it is: what it showed, so
-    that it can be shown again without that line once the next turn's message is out."""
+class Verdict:
+    """A closed turn as the group reads it: the lines an older record kept, its public
+    events, whether it shows the whole table, and who moved next."""
+
+    story: tuple[str, ...]
+    told: tuple[ev.Event, ...]
+    board: bool
+    next_player: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Newest:
+    """The game's newest group message and the verdicts it shows, oldest first: a quiet
+    turn's verdict is added to it by an edit."""
 
     ref: str
-    story: tuple[str, ...]  # lines an older record kept
-    told: tuple[ev.Event, ...]  # the turn's public events
-    engine: Mapping[str, Any]  # the game as the turn closed (`game_to_dict`)
-    claims: Mapping[str, Mapping[str, int]]  # the claim tracker then
-    board: bool  # it shows the whole table
+    verdicts: tuple[Verdict, ...]
 
 
-def tail_to_dict(tail: Tail | None) -> dict[str, Any] | None:
-    """A tail as the record keeps it."""
-    if tail is None:
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """A turn closed by a step: its message `ref`, sent anew (`new`) or edited, showing
+    `verdicts` (more than one: quiet turns added to the newest message)."""
+
+    ref: str
+    new: bool
+    verdicts: tuple[Verdict, ...]
+
+
+def newest_to_dict(newest: Newest | None) -> dict[str, Any] | None:
+    """The newest message's facts as the record keeps them."""
+    if newest is None:
         return None
     return {
-        "ref": tail.ref,
-        "story": list(tail.story),
-        "told": [e.to_dict() for e in tail.told],
-        "engine": dict(tail.engine),
-        "claims": {p: dict(c) for p, c in tail.claims.items()},
-        "board": tail.board,
+        "ref": newest.ref,
+        "verdicts": [
+            {
+                "story": list(v.story),
+                "told": [e.to_dict() for e in v.told],
+                "board": v.board,
+                "next": v.next_player,
+            }
+            for v in newest.verdicts
+        ],
     }
 
 
-def tail_from_dict(raw: Mapping[str, Any] | None) -> Tail | None:
-    """A tail as the record kept it (None: none, or unreadable)."""
+def newest_from_dict(raw: Mapping[str, Any] | None) -> Newest | None:
+    """The newest message's facts as the record kept them (None: none, or unreadable)."""
     if not raw:
         return None
     try:
-        return Tail(
-            str(raw["ref"]),
-            tuple(str(line) for line in raw["story"]),
-            tuple(ev.event_from_dict(e) for e in raw["told"]),
-            dict(raw["engine"]),
-            {str(p): {str(c): int(n) for c, n in m.items()} for p, m in raw["claims"].items()},
-            bool(raw["board"]),
+        verdicts = tuple(
+            Verdict(
+                tuple(str(line) for line in v.get("story", ())),
+                tuple(ev.event_from_dict(e) for e in v["told"]),
+                bool(v["board"]),
+                None if v["next"] is None else int(v["next"]),
+            )
+            for v in raw["verdicts"]
         )
+        return Newest(str(raw["ref"]), verdicts)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
@@ -140,18 +168,11 @@ class StepOutcome:
     told: tuple[ev.Event, ...]
     story_after: tuple[str, ...]
     told_after: tuple[ev.Event, ...]
-    # A closed turn's message that still says whose turn it is, before the step and after
-    # it; the turns closed before the step (the deal is the 0th).
-    tail: Tail | None = None
-    tail_after: Tail | None = None
+    # The turns this step closed, in order, and the game's newest group message after it.
+    closings: tuple[Closing, ...] = ()
+    newest_after: Newest | None = None
+    # The turns closed before the step (the deal is the 0th), and after it.
     turns: int = 0
     turns_after: int = 0
-    # The deadline has started (its prompt or message reached Telegram): `deadline_ms` is
-    # the moment to show.
-    deadline_settled: bool = False
-    # Only passes: how many were awaited before them, and whether the answers on offer
-    # changed (a button goes when the only player who could give that answer passes).
-    awaited_before: int = 0
-    answers_changed: bool = True
     # The game is over and its last turn had no message of its own: the end's tells it.
     end_tells_last_turn: bool = False

@@ -38,6 +38,9 @@ class Refusal(Enum):
     # answers at the table
     NOT_YOURS_TO_ANSWER = auto()
     CANNOT_ANSWER_THAT_WAY = auto()
+    ALREADY_ANSWERED = auto()  # the window is closed: its buttons change nothing
+    # a private prompt whose decision is made (its close may not have been sent)
+    ALREADY_DECIDED = auto()
     # ⏳ More time
     MORE_TIME_USED = auto()
     NOT_WAITING_FOR_YOU = auto()
@@ -60,7 +63,15 @@ class Refusal(Enum):
 
 # Refusals that say a button's question is over (the game, the decision, the lobby): the
 # message it was pressed on shows stale buttons (see PlayRoom.press).
-STALE = frozenset({Refusal.GAME_OVER, Refusal.OUT_OF_DATE, Refusal.ALREADY_STARTED})
+STALE = frozenset(
+    {
+        Refusal.GAME_OVER,
+        Refusal.OUT_OF_DATE,
+        Refusal.ALREADY_STARTED,
+        Refusal.ALREADY_ANSWERED,
+        Refusal.ALREADY_DECIDED,
+    }
+)
 
 
 class Notice(Enum):
@@ -92,6 +103,19 @@ _ENGINE_REFUSALS = {
 def engine_refusal(reason: Reason) -> Refusal:
     """The refusal that says why the engine refused a decision."""
     return _ENGINE_REFUSALS.get(reason, Refusal.NOT_ALLOWED_NOW)
+
+
+_TABLE_REFUSALS = {
+    Reason.UNKNOWN_PLAYER: Refusal.NOT_IN_GAME,
+    Reason.NOT_ALIVE: Refusal.NOT_YOURS_TO_ANSWER,
+    Reason.NOT_YOUR_DECISION: Refusal.NOT_YOURS_TO_ANSWER,
+}
+
+
+def table_refusal(reason: Reason) -> Refusal:
+    """The refusal that says why the engine refused an answer pressed at the table: not
+    theirs to give, or not a way they may answer."""
+    return _TABLE_REFUSALS.get(reason, Refusal.CANNOT_ANSWER_THAT_WAY)
 
 
 @dataclass(frozen=True, slots=True)
