@@ -471,16 +471,24 @@ class LobbyRoom:
         press counts only in the game's chat)."""
         game_id = await self.store.games.game_of_chat(old_chat_id)
         if game_id:
-            # Readdressed first, so that the message shown anew comes after all of them.
-            await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
+            # Three steps, so that no moment has the game's buttons shown in the supergroup
+            # while the game still names the old group (a press there would be refused):
+            # the game moves, what it queued is readdressed, and then its screen is shown
+            # anew, after everything queued. Only the call that moved it shows it.
+            moved = False
 
-            def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
-                if record.chat_id != old_chat_id:
-                    return  # moved already (the sender and the service message both say so)
-                record.chat_id = new_chat_id
-                tx.release_chat(old_chat_id)
-                tx.claim_chat(new_chat_id)
+            def move(record: GameRecord, _: Seen, tx: GameTx) -> None:
+                nonlocal moved
+                moved = record.chat_id == old_chat_id
+                if moved:
+                    record.chat_id = new_chat_id
+                    tx.release_chat(old_chat_id)
+                    tx.claim_chat(new_chat_id)
+
+            def show(record: GameRecord, _: Seen, tx: GameTx) -> None:
                 shown: Edit | None = None
+                if record.chat_id != new_chat_id:
+                    return
                 if record.status == LOBBY:
                     screen = self.steps.lobby_screen(record)
                     shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
@@ -490,7 +498,11 @@ class LobbyRoom:
                     tx.send(record.id, shown.to_op())
 
             with contextlib.suppress(UserError):
-                await self.steps.mutate(game_id, change)
+                await self.steps.mutate(game_id, move)
+            if moved:
+                await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
+                with contextlib.suppress(UserError):
+                    await self.steps.mutate(game_id, show)
         settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
             await self.store.prefs.set_chat_settings(new_chat_id, **settings)
