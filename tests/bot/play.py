@@ -72,7 +72,8 @@ async def play_to_end(
     """Press buttons until the group reads the winner; return how many presses it took.
 
     Each press waits until the bot has delivered the last step's messages, as a person
-    reads before they tap. Then no button left on screen may be out of date, unless an
+    reads before they tap (not a story line held for the verdict to replace it). Then no
+    button left on screen may be out of date, unless an
     AI player (`only_humans=False`) moved in between.
     """
     record = await h.record_of_chat(group)
@@ -80,7 +81,7 @@ async def play_to_end(
     out_of_date = h.tr("This button is out of date.", record.lang)
     presses = idle = 0
     while presses < 2000:
-        await h.delivered(record.id)
+        await h.delivered(record.id, held=False)
         if "🏆" in h.sim.text_of(group):
             return presses
         answer = await press_random(h, users, rng, group)

@@ -30,7 +30,7 @@ async def play(h: Harness, game_id: str, users: list[TgUser], group: int, at_tab
     stale: tuple[TgUser, int, str] | None = None  # a decided prompt
     checked_window = checked_prompt = False
     for _ in range(3000):
-        await h.delivered(game_id)
+        await h.delivered(game_id, held=False)
         record = await h.record(game_id)
         assert record is not None
         if record.status == "over":
