@@ -6,8 +6,10 @@ Telegram does not answer. Each case runs the real command in its own process.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,16 @@ from tests.telegram_sim.server import TelegramSim, build_sim_app
 from tgbot.startup import CONFIG_EXIT, StartupError, redis_ready, safe_url
 
 from .cli import TOKEN, assert_one_line, bot_env, redis_on_port, run_cli
+
+
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A port held bound and not listening while in use: connecting to it is refused. (A port
+    that was merely free a moment ago may meanwhile serve another test, whose answer is no
+    refusal, and the bot then gives up at once rather than retrying.)"""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
 
 
 async def test_a_token_telegram_refuses(redis_server_url: str, tmp_path: Path) -> None:
@@ -33,20 +45,24 @@ async def test_a_token_telegram_refuses(redis_server_url: str, tmp_path: Path) -
 
 
 async def test_telegram_unreachable(redis_server_url: str, tmp_path: Path) -> None:
-    env = bot_env(
-        BOT_TOKEN=TOKEN,
-        REDIS_URL=redis_server_url,
-        STARTUP_WAIT_SECONDS="1",
-        TELEGRAM_API_URL=f"http://127.0.0.1:{free_port()}/bot",
-    )
-    assert_one_line(await run_cli(env, tmp_path), 1, "cannot reach the Telegram Bot API")
+    with refusing_port() as port:
+        env = bot_env(
+            BOT_TOKEN=TOKEN,
+            REDIS_URL=redis_server_url,
+            STARTUP_WAIT_SECONDS="1",
+            TELEGRAM_API_URL=f"http://127.0.0.1:{port}/bot",
+        )
+        result = await run_cli(env, tmp_path)
+    assert_one_line(result, 1, "cannot reach the Telegram Bot API")
 
 
 async def test_redis_unreachable_is_retried_a_bounded_time(tmp_path: Path) -> None:
-    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
-    env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=url, STARTUP_WAIT_SECONDS="2")
-    started = time.monotonic()
-    line = assert_one_line(await run_cli(env, tmp_path), 1, "cannot reach Redis", "REDIS_URL")
+    with refusing_port() as port:
+        url = f"redis://:hunter2@127.0.0.1:{port}/0"
+        env = bot_env(BOT_TOKEN=TOKEN, REDIS_URL=url, STARTUP_WAIT_SECONDS="2")
+        started = time.monotonic()
+        result = await run_cli(env, tmp_path)
+    line = assert_one_line(result, 1, "cannot reach Redis", "REDIS_URL")
     assert 1.5 < time.monotonic() - started < 15, "retried for about STARTUP_WAIT_SECONDS"
     assert "hunter2" not in line
 
@@ -54,8 +70,8 @@ async def test_redis_unreachable_is_retried_a_bounded_time(tmp_path: Path) -> No
 async def test_several_nodes_that_are_no_cluster(redis_server_url: str) -> None:
     """REDIS_URL names two nodes, the first down and the second one server outside any
     cluster: a setting to fix, said in one line (the bot never picks one of several servers)."""
-    dead = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
-    with pytest.raises(StartupError) as err:
+    with refusing_port() as port, pytest.raises(StartupError) as err:
+        dead = f"redis://:hunter2@127.0.0.1:{port}/0"
         await redis_ready(f"{dead},{redis_server_url}", "coup:probe", 2)
     assert err.value.exit_code == CONFIG_EXIT
     assert str(err.value).startswith("REDIS_URL names 2 nodes") and "hunter2" not in str(err.value)
