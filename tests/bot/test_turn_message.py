@@ -17,7 +17,7 @@ from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.config import DEFAULT_LOCALES
 from tgbot.contract.steps import MOST_VERDICTS
-from tgbot.engine import Game, game_to_dict
+from tgbot.engine import Character, Game, game_to_dict
 from tgbot.engine import events as ev
 from tgbot.rendering.i18n import Catalogs
 from tgbot.service.records import GameRecord, Seat, Timing
@@ -208,19 +208,31 @@ async def test_play_again_keeps_the_last_turns_story_at_the_top_of_the_end(
 async def test_a_card_chosen_within_seconds_is_told_by_the_verdict_alone(
     redis_server_url: str,
 ) -> None:
-    # Tax is claimed and challenged; whoever loses a card chooses it 2 s later. The group's
-    # claim message is sent once and closed once by its verdict: no edit in between for the
-    # challenge made or the card being chosen (the verdict tells both), and no live buttons.
+    # A bluff (Tax without a Duke, or Exchange without an Ambassador) is claimed and
+    # challenged; the bluffer, holding two different cards, chooses the one to lose 2 s
+    # later. The group's claim message is sent once and closed once by its verdict: no
+    # edit in between for the challenge made or the card being chosen (the verdict tells
+    # both), and no live buttons. (A deal with no such bluff is left for another.)
     async with running_bot(redis_server_url) as h:
-        users = players(2)
-        game_id = await open_and_start(h, users)
-        mover = next(u for u in users if h.sim.with_buttons(u.id))
+        for attempt in range(20):  # a new group and new people each time
+            group, users = GROUP - attempt, players(2, first_id=1000 + 10 * attempt)
+            game_id = await open_and_start(h, users, group)
+            record = await h.record(game_id)
+            assert record is not None
+            mover = next(u for u in users if h.sim.with_buttons(u.id))
+            hand = set(next(p.hidden for p in record.game().players if p.id == mover.id))
+            bluffs = [c for c in (Character.DUKE, Character.AMBASSADOR) if c not in hand]
+            if len(hand) == 2 and bluffs:
+                break
+        else:
+            raise AssertionError("20 deals without a bluff to make")
         other = next(u for u in users if u is not mover)
-        await h.press_text(mover, mover.id, h.tr("👑 Tax"))
-        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
-        claim = h.sim.with_buttons(GROUP)[-1]
         before = {(u.id, m.message_id) for u in users for m in h.sim.messages(u.id)}
-        await h.press_text(other, GROUP, h.tr("⚔️ Challenge"))
+        claim_button = "👑 Tax" if bluffs[0] is Character.DUKE else "🔄 Exchange"
+        await h.press_text(mover, mover.id, h.tr(claim_button))
+        await h.until(lambda: bool(h.sim.with_buttons(group)))
+        claim = h.sim.with_buttons(group)[-1]
+        await h.press_text(other, group, h.tr("⚔️ Challenge"))
 
         def asked() -> list[tuple[TgUser, SimMessage]]:
             return [
@@ -232,14 +244,15 @@ async def test_a_card_chosen_within_seconds_is_told_by_the_verdict_alone(
 
         await h.until(lambda: bool(asked()))  # the card to lose is chosen in private
         await asyncio.sleep(2)
-        chooser, prompt = asked()[-1]
+        [(chooser, prompt)] = asked()
+        assert chooser is mover
         await h.press(chooser, chooser.id, prompt.message_id, answers(prompt)[0]["callback_data"])
         await h.delivered(game_id)
         edits = [
             c
-            for c in h.sim.calls_to(GROUP, "editMessageText")
+            for c in h.sim.calls_to(group, "editMessageText")
             if c.status == 200 and int(c.params.get("message_id", 0)) == claim.message_id
         ]
         assert len(edits) == 1, [c.params.get("text") for c in edits]
         assert "➡️" in str(edits[0].params.get("text"))
-        assert not h.sim.with_buttons(GROUP)
+        assert not h.sim.with_buttons(group)
