@@ -36,6 +36,11 @@ DEADLINES_DUE = Gauge("coup_deadlines_due", "Deadlines that are due and not yet 
 DEADLINES_LATE = Gauge(
     "coup_deadlines_late", "Deadlines due for more than LATE_AFTER_S and not yet fired"
 )
+# A send with buttons (or one the game edits) whose answer never reached the bot (a crash
+# between Telegram taking it and its id's record), made again: its first copy may stay.
+SENDS_UNCONFIRMED = Counter(
+    "coup_sends_unconfirmed", "Recorded sends made again after a crash hid their outcome"
+)
 DEADLINES_FIRED = Counter("coup_deadlines_fired", "Deadlines fired by this process")
 GAMES_OPEN = Gauge("coup_games_open", "Lobbies and games in play (each one has a deadline)")
 DELIVERIES_IN_FLIGHT = Gauge(

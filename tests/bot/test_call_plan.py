@@ -18,7 +18,7 @@ GROUP = -100666
 async def play_by_policy(h: Harness, game_id: str, users: list[TgUser]) -> None:
     """Decide by the replayable policy, pressing each decision's own button."""
     for _ in range(3000):
-        await h.delivered(game_id)
+        await h.delivered(game_id, held=False)
         record = await h.record(game_id)
         assert record is not None
         if record.status == "over":

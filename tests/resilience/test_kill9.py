@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -23,7 +24,7 @@ import pytest
 
 from tests.store_probe import deadline_of
 from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
-from tests.telegram_sim.server import TelegramSim, build_sim_app
+from tests.telegram_sim.server import SimMessage, TelegramSim, build_sim_app
 from tgbot.config import DEFAULT_LOCALES, Config
 from tgbot.contract import callbacks as buttons
 from tgbot.engine import Action, Decision, DecisionKind, Game, Pass, TakeAction, game_to_dict
@@ -241,15 +242,55 @@ STALE_TEXTS = {
 }
 
 
+def left_messages(h: Harness, over: set[str]) -> list[tuple[SimMessage, str]]:
+    """Messages that still show a finished game's buttons (Play again aside)."""
+    return [
+        (m, data)
+        for chat in h.sim.chats
+        for m in h.sim.messages(chat)
+        for b in m.buttons()
+        if buttons.GAME_PATTERN.match(data := str(b.get("callback_data", "")))
+        and not data.endswith(f".{buttons.AGAIN}")
+        and buttons.unpack(data).game_id in over
+    ]
+
+
+def trace_live(h: Harness, recorded: set[tuple[int, int]], messages: list[SimMessage]) -> list[str]:
+    """For a failure's message: each live message, whether the bot holds its id, and the
+    calls to its chat (when, what, which message, the answer)."""
+    lines = []
+    for m in {id(x): x for x in messages}.values():
+        chat, mid = m.chat_id, m.message_id
+        lines.append(f"message {mid} in {chat}: recorded={(chat, mid) in recorded}")
+        for c in h.sim.calls_to(chat):
+            lines.append(
+                f"  {c.at:.3f} {c.method} {c.status} id={c.params.get('message_id')}"
+                f" kb={'reply_markup' in c.params} {str(c.params.get('text', ''))[:40]!r}"
+            )
+    return lines
+
+
+UNCONFIRMED = re.compile(r"a message to chat (-?\d+) may have reached Telegram unanswered")
+
+
+def unconfirmed_sends(log: Path) -> Counter[int]:
+    """How many sends the bot made again, by chat, saying the first may have reached
+    Telegram (killed between Telegram taking it and its id's record): each may have left a
+    message with buttons that nothing can edit (its id is unknown) until it is pressed."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return Counter(int(chat) for chat in UNCONFIRMED.findall(text))
+
+
 async def close_copies(
-    h: Harness, finished: list[tuple[str, int, list[TgUser]]]
+    h: Harness, finished: list[tuple[str, int, list[TgUser]]], unconfirmed: Counter[int]
 ) -> tuple[int, int]:
-    """Press a button on every copy of a message that a kill made the bot send again and
-    that still shows buttons, as one who may press it: each press is refused as stale
-    (the games are over), changes nothing, and takes that copy's buttons off. Return how
-    many copies were sent, and how many were pressed. Play again stays current until it
-    is used: a copy of the final message opens a new lobby at its first press, and its
-    second is the stale one."""
+    """Press a button on every message a kill left with a finished game's buttons, as one
+    who may press it: a copy of a message that the bot sent again, or a message the bot
+    said may have reached Telegram unanswered (at most as many in a chat as it said so):
+    each press is refused as stale (the games are over), changes nothing, and takes its
+    buttons off. Return how many copies were sent, and how many messages were pressed.
+    Play again stays current until it is used: a copy of the final message opens a new
+    lobby at its first press, and its second is the stale one."""
     players = {u.id: u for _, _, users in finished for u in users}
     tables = {group: users for _, group, users in finished}
     recorded: set[tuple[int, int]] = set()
@@ -258,9 +299,19 @@ async def close_copies(
             name = str(ref)  # "turn@<group>", or "prompt:<user>" in a private chat
             chat = int(name.split(":")[1]) if name.startswith("prompt:") else group
             recorded.add((chat, int(mid)))
+    over = {game_id for game_id, _, _ in finished}
     copies = [m for group in h.sim.copies() for m in group]
+    orphans = {  # the messages left with a finished game's buttons that are no copy
+        (m.chat_id, m.message_id): m for m, _ in left_messages(h, over) if m not in copies
+    }
+    for chat in {chat for chat, _ in orphans}:
+        found = [m for (c, _), m in orphans.items() if c == chat]
+        assert len(found) <= unconfirmed[chat], [
+            f"{len(found)} live in chat {chat}, {unconfirmed[chat]} said unconfirmed",
+            *trace_live(h, recorded, found),
+        ]
     pressed = 0
-    for message in copies:
+    for message in copies + list(orphans.values()):
         if (message.chat_id, message.message_id) in recorded or not message.keyboard:
             continue
         pressed += 1
@@ -285,17 +336,11 @@ async def close_copies(
     # game's buttons (Play again aside): every keyboard the game knows of was closed.
     live = [[m.message_id for m in g if m.keyboard] for g in h.sim.copies()]
     assert all(len(ids) <= 1 for ids in live), live
-    over = {game_id for game_id, _, _ in finished}
-    left = [
-        (m.chat_id, m.text[:60])
-        for chat in h.sim.chats
-        for m in h.sim.messages(chat)
-        for b in m.buttons()
-        if buttons.GAME_PATTERN.match(data := str(b.get("callback_data", "")))
-        and not data.endswith(f".{buttons.AGAIN}")
-        and buttons.unpack(data).game_id in over
+    left = left_messages(h, over)
+    assert not left, [
+        [(m.chat_id, m.text[:60]) for m, _ in left],
+        *trace_live(h, recorded, [m for m, _ in left]),
     ]
-    assert not left, left
     return sum(len(g) - 1 for g in h.sim.copies()), pressed
 
 
@@ -416,7 +461,13 @@ async def test_kill_9_at_many_points_loses_and_repeats_nothing(
             record = await h.record(game_id)
             assert record is not None and record.seed is not None and record.engine is not None
             names = {u.id: u.first_name for u in users}
-            check_against_replay(h, record.engine, record.seed, [u.id for u in users], names, group)
+            try:
+                check_against_replay(
+                    h, record.engine, record.seed, [u.id for u in users], names, group
+                )
+            except AssertionError as err:
+                moves = list(zip(record.moves, record.move_s, strict=False))
+                raise AssertionError(f"{err}\nmoves (code, s): {moves}") from None
         # Issue 19: every finished game is kept, replays, and counted exactly once.
         history = HistoryStore(h.store.redis, prefix)
         for game_id, group, users in finished:  # type: ignore[misc]
@@ -444,11 +495,13 @@ async def test_kill_9_at_many_points_loses_and_repeats_nothing(
         # second with room to spare, and the sweeper retries it), then no keyboard is left.
         for game_id, _, _ in finished:  # type: ignore[misc]
             await h.delivered(game_id, timeout=30)
-        copies, pressed = await close_copies(h, finished)  # type: ignore[arg-type]
+        unconfirmed = unconfirmed_sends(tmp_path / "bot.log")
+        copies, pressed = await close_copies(h, finished, unconfirmed)  # type: ignore[arg-type]
         print(
             f"\nkill -9: {bot.kills} kills over {len(finished)} games, all equal to their"
-            f" replay; {copies} copies of a message with buttons sent again, {pressed} with"
-            " buttons left, each closed by one press"
+            f" replay; {sum(unconfirmed.values())} sends said unconfirmed, {copies} copies"
+            f" of a message with buttons sent again, {pressed} with buttons left, each closed"
+            " by one press"
         )
         bot.close()
         await h.store.redis.aclose()

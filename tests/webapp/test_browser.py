@@ -104,7 +104,7 @@ async def play(h: Harness, b: Browser, page: Any, app_user: TgUser, chat: list[T
     clicks = idle = 0
     refused_once = shot = False
     while True:
-        await h.delivered(b.game_id)
+        await h.delivered(b.game_id, held=False)
         record = await h.record(b.game_id)
         assert record is not None
         if record.status != PLAYING:

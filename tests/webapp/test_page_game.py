@@ -121,7 +121,7 @@ async def play_in_pages(
     shot: set[str] = set()
     steps = 0
     while True:
-        await h.delivered(b.game_id)
+        await h.delivered(b.game_id, held=False)
         record = await h.record(b.game_id)
         assert record is not None
         if record.status != PLAYING:

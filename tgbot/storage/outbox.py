@@ -318,6 +318,12 @@ class Outboxes:
                     [raw for raw, route in zip(head, routes, strict=True) if route is None],
                 )
 
+    async def outbox_attempt(self, owner: str, token: str) -> None:
+        """Note that a lane entry's send is about to reach Telegram (its progress 0: sent
+        perhaps, its id unknown), so that after a crash the next pass cannot take it for
+        a message never sent (see `lanes.is_prompt`) and says that a copy may be left."""
+        await self.redis.hsetnx(self.keys.outbox_states(owner), progress_field(token), 0)
+
     async def outbox_sent(self, owner: str, token: str, ref: str | None, message_id: int) -> None:
         """Note what a lane entry's send reached Telegram as (and its reference's id),
         before anything more is done with it: a retry then makes no second copy."""

@@ -15,7 +15,7 @@ Three kinds of window, all sliding and shared through Redis:
   `WindowFull` at once, without asking Telegram, so that an update handler never waits
   for a busy group and the outbox sender defers that group's lane.
 * a private chat's few seconds (about one message a second, a short burst allowed):
-  waited for, briefly; a longer hold raises `WindowFull` too.
+  a send waits for it, briefly; an edit, or a longer hold, raises `WindowFull` too.
 
 A caller with several messages for one private chat in a row (the sender's lane) says so
 (`rate_limit_args={"chat_calls": n}`): the chat's window then counts up to n at once,
@@ -194,11 +194,14 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
             if chat is not None:
                 calls = max(1, int(pace.get("chat_calls") or 1))
                 priority = int(pace.get("priority", REPLY))
-                await self._chat_slot(chat, priority, calls)
+                await self._chat_slot(chat, priority, calls, endpoint.startswith("edit"))
             if chat is not None and chat > 0 and priority >= STATUS:
                 await self._spare_bot_slot(bool(pace.get("queued")))
             else:
                 await self._bot_slot(bool(pace.get("queued")))
+        before_call = pace.get("before_call")
+        if before_call is not None:  # admitted: the call is made now (see Sender._send_recorded)
+            await before_call()
         try:
             return await callback(*args, **kwargs)
         except RetryAfter as err:
@@ -209,7 +212,9 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                 log.warning("Telegram holds chat %s for %.0f s (%s)", chat, seconds, endpoint)
             raise
 
-    async def _chat_slot(self, chat: int, priority: int = REPLY, calls: int = 1) -> None:
+    async def _chat_slot(
+        self, chat: int, priority: int = REPLY, calls: int = 1, edit: bool = False
+    ) -> None:
         """Count a message to a chat; raise WindowFull rather than wait for a group. In a
         group a reply takes its own share, and each of the game's classes fills the game's
         only up to its cap (`group_caps`); an optional message (STATUS: an edit a newer one
@@ -218,6 +223,11 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
         With `calls` > 1 (this one and the next ones of a lane) to a private chat, the
         window counts up to that many at once, CHAT_SPEND_MS ahead, and the rest wait
         here for the next calls to this chat (an optional one never uses them).
+
+        An edit (`edit`) is never waited for either: its lane goes again later, from the
+        store, where a newer state of that message may have replaced it meanwhile (waited
+        for, it would be made, and then the newer one: a call spent on a state nobody
+        needs, after a 429's hold).
         """
         optional = priority >= STATUS
         if not optional:
@@ -248,7 +258,7 @@ class RedisRateLimiter(BaseRateLimiter[dict[str, Any]]):
                         self._chat_bank = {c: b for c, b in self._chat_bank.items() if b[1] > now}
                     self._chat_bank[chat] = (taken - 1, now + CHAT_SPEND_MS / 1000)
                 return
-            if group or optional or wait_ms > PRIVATE_LONGEST_WAIT_MS:
+            if group or optional or edit or wait_ms > PRIVATE_LONGEST_WAIT_MS:
                 raise WindowFull(math.ceil(wait_ms / 1000))
             await asyncio.sleep(wait_ms / 1000)
 

@@ -483,7 +483,13 @@ class Sender:
             return
         await self._send_text(game_id, op, calls)
 
-    async def _send_text(self, game_id: str, op: Op, calls: int = 1) -> int | None:
+    async def _send_text(
+        self,
+        game_id: str,
+        op: Op,
+        calls: int = 1,
+        before_call: Callable[[], Awaitable[None]] | None = None,
+    ) -> int | None:
         """One sendMessage; the new message's id, None when Telegram refused it (a 403 is
         noted, a 400 logged). Its answer is waited for longer than Telegram's slow ones
         (WRITE_READ_TIMEOUT_S): a send whose answer is late is not made again blindly."""
@@ -496,7 +502,7 @@ class Sender:
                 reply_markup=markup(op.kb),
                 message_thread_id=thread_of(op),
                 read_timeout=WRITE_READ_TIMEOUT_S,
-                rate_limit_args=self._pace(op, calls),
+                rate_limit_args=self._pace(op, calls) | {"before_call": before_call},
             )
         except Forbidden:
             await self._unreachable(game_id, op)
@@ -521,7 +527,7 @@ class Sender:
         and once it is refused as stale, that copy is closed (`_close`)."""
         token = item.raws[-1]
         message_id = item.sent
-        if message_id is not None:
+        if message_id:
             # Sent and recorded before. A version that put the buttons on with an edit
             # after the record may have stopped between the two: put them on ("not
             # modified" when they are there); only a retry makes this call.
@@ -531,7 +537,23 @@ class Sender:
             # The lanes of one game run side by side: each keeps to its own entry here.
             message_id = self._owed_sent.get(game_id, {}).get(token)
             if message_id is None:
-                message_id = await self._send_text(game_id, op, calls)
+                attempted = None
+                if item.sent == 0:
+                    # Taken to Telegram before, its answer lost (with a killed process, or
+                    # past the read timeout): a copy may be there already, which nothing
+                    # can edit (its id is unknown); it stays until pressed, and that press
+                    # closes it (`_close`).
+                    metrics.SENDS_UNCONFIRMED.inc()
+                    log.warning(
+                        "a message to chat %s may have reached Telegram unanswered; sent again",
+                        op.chat,
+                    )
+                else:
+
+                    async def attempted() -> None:
+                        await self.store.outboxes.outbox_attempt(game_id, token)
+
+                message_id = await self._send_text(game_id, op, calls, attempted)
                 if message_id is None:
                     return
                 self._owed_sent.setdefault(game_id, {})[token] = message_id
@@ -600,9 +622,7 @@ class Sender:
         send, before it was counted delivered), the reference names that one: nothing
         is closed rather than the live prompt."""
         message_id = message_id_of(refs, op)
-        newer_sent = any(
-            item.send and item.sent is not None and item.op.ref == op.ref for item in after
-        )
+        newer_sent = any(item.send and bool(item.sent) and item.op.ref == op.ref for item in after)
         if message_id is None or newer_sent:
             return
         writes = Writes()
