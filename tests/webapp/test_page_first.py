@@ -211,6 +211,14 @@ def test_an_unsent_prompt_and_its_close_fold_into_nothing() -> None:
     sent = Pending(prompt, ["a"], 1000, sent=55)
     lane, dropped = answered_elsewhere([sent, pending(closed, "c")])
     assert dropped == [] and len(lane) == 2
+    # One taken to Telegram whose answer was lost (progress 0), answered since: not made
+    # again just to be closed (the sender says a copy may be left, closed when pressed).
+    unanswered = Pending(prompt, ["a"], 1000, sent=0)
+    lane, dropped = answered_elsewhere([unanswered, pending(told, "b"), pending(closed, "c")])
+    assert [item.raws for item in lane] == [["b"]] and dropped == ["a", "c"]
+    # Still awaited, it is made again, with its buttons (the game must know its id).
+    lane, dropped = answered_elsewhere([unanswered])
+    assert dropped == [] and lane[0].sent == 0
 
 
 def test_a_present_players_prompt_waits_for_the_page_then_goes() -> None:

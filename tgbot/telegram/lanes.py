@@ -243,12 +243,16 @@ def _waits_for(item: Pending, since: int) -> bool:
 def is_prompt(item: Pending) -> bool:
     """Whether it is a player's prompt not yet sent: a new message (or one shown in
     place) with a decision whose deadline its delivery starts."""
+    return _asks(item) and item.sent is None
+
+
+def _asks(item: Pending) -> bool:
+    """Whether it is a player's prompt (sent or not)."""
     return (
         item.op.chat > 0
         and isinstance(item.op, Send)
         and item.op.deadline is not None
         and bool(item.op.ref)
-        and item.sent is None
     )
 
 
@@ -276,7 +280,9 @@ def answered_elsewhere(lane: list[Pending]) -> tuple[list[Pending], list[str]]:
                 dropped += item.raws  # the close of a message never sent: nothing to edit
                 continue
             item = replace(item, op=replace(item.op, in_place=False), show=False)
-        if ref and is_prompt(item):
+        if ref and (is_prompt(item) or (item.sent == 0 and _asks(item))):
+            # (Progress 0: taken to Telegram, its answer lost in a crash. Answered since,
+            # it is not made again: a copy it may have left is closed when pressed.)
             unsent[ref] = len(kept)
         kept.append(item)
     return [item for item in kept if item.raws], dropped

@@ -56,6 +56,14 @@ LONGEST_BACKOFF_S = 30.0
 WRITE_READ_TIMEOUT_S = 15.0
 
 
+def _say_unconfirmed(chat: int, then: str = "answered since: not sent again") -> None:
+    """A send's attempt is noted and its answer never was (a crash, or past the read
+    timeout): the message may be in the chat, with buttons nothing can take off (its id
+    is unknown) until someone presses them."""
+    metrics.SENDS_UNCONFIRMED.inc()
+    log.warning("a message to chat %s may have reached Telegram unanswered; %s", chat, then)
+
+
 def _sweep_failed(game_id: str, failures: int, pause: float, err: Exception) -> None:
     """Say that a sweep could not deliver a game's outbox: once per Redis outage (see
     outage.py); Telegram away or refusing (TimedOut, a 5xx and BadRequest are
@@ -329,9 +337,12 @@ class Sender:
         entries go into `delivered`), one held starts its deadline now, as the page shows
         it (once: its chat message, if it comes to that, does not start it again)."""
         for chat, lane in list(lanes.items()):
+            unanswered = {raw for item in lane if item.sent == 0 for raw in item.raws}
             lanes[chat], dropped = answered_elsewhere(lane)
             if dropped:
                 delivered.setdefault(chat, []).extend(dropped)
+                if unanswered.intersection(dropped):
+                    _say_unconfirmed(chat)
         prompts = [item for lane in lanes.values() for item in lane if is_prompt(item)]
         now_ms = int(time.time() * 1000)
         asked = self._asked.pop(game_id, set())
@@ -543,11 +554,7 @@ class Sender:
                     # past the read timeout): a copy may be there already, which nothing
                     # can edit (its id is unknown); it stays until pressed, and that press
                     # closes it (`_close`).
-                    metrics.SENDS_UNCONFIRMED.inc()
-                    log.warning(
-                        "a message to chat %s may have reached Telegram unanswered; sent again",
-                        op.chat,
-                    )
+                    _say_unconfirmed(op.chat, "sent again")
                 else:
 
                     async def attempted() -> None:
