@@ -277,6 +277,12 @@ async def run(
                     print(f"  live, no copy: chat {m.chat_id} message {m.message_id}")
                     trace_copies(sim, [m], killed_at, began)
             errors = [line for i in (1, 2) for line in error_lines(logs / f"bot{i}.log")]
+            unconfirmed = sum(
+                (logs / f"bot{i}.log")
+                .read_text(errors="replace")
+                .count("may have reached Telegram unanswered")
+                for i in (1, 2)
+            )
             kills = sum(b.kills for b in bots)
             where = "a 3-master Redis Cluster" if cluster else "one redis-server"
             print(
@@ -301,6 +307,7 @@ async def run(
             for group, no, lines, holders in figures.unfinished_turns[:8]:
                 print(f"  group {group} turn {no} ({len(lines)} lines), shown by {holders}")
             print(f"messages with live buttons on finished games: {len(live)}")
+            print(f"  sends the bots said may have reached Telegram unanswered: {unconfirmed}")
             for m in live[:5]:
                 print(f"  chat {m.chat_id} message {m.message_id}: {m.text[:60]!r}")
             print(
