@@ -114,6 +114,7 @@ async def test_settings_presses_count_once_each_and_survive_not_modified(
             ("Bad Request: message is not modified", 90),
             ("Bad Request: message can't be edited", 20),
         ):
+            await h.delivered(chat_owner(GROUP))  # the earlier presses' edits are made
             h.sim.fail_next("editMessageText", 400, failure, GROUP)
             update = h.press_update(admin, GROUP, screen.message_id, data)
             response = await h.post(update)
