@@ -37,9 +37,10 @@ DEADLINES_LATE = Gauge(
     "coup_deadlines_late", "Deadlines due for more than LATE_AFTER_S and not yet fired"
 )
 # A send with buttons (or one the game edits) whose answer never reached the bot (a crash
-# between Telegram taking it and its id's record), made again: its first copy may stay.
+# between Telegram taking it and its id's record, or an answer past the read timeout): the
+# message may be in the chat with buttons nothing can take off until they are pressed.
 SENDS_UNCONFIRMED = Counter(
-    "coup_sends_unconfirmed", "Recorded sends made again after a crash hid their outcome"
+    "coup_sends_unconfirmed", "Recorded sends whose outcome a crash or a timeout hid"
 )
 DEADLINES_FIRED = Counter("coup_deadlines_fired", "Deadlines fired by this process")
 GAMES_OPEN = Gauge("coup_games_open", "Lobbies and games in play (each one has a deadline)")

@@ -251,3 +251,34 @@ async def test_a_prompt_answered_after_a_kill_left_its_id_unrecorded_is_not_sent
         recorded = await store.redis.hget(store.keys.messages(owner), ref)
         assert recorded is not None and int(recorded) == h.sim.messages(chat)[-1].message_id
         await store.redis.aclose()
+
+
+async def test_a_send_telegram_refused_with_429_is_not_said_unconfirmed(
+    redis_server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Telegram answers a prompt's send with 429: it was not sent. Its attempt is taken back,
+    # so the send after the hold is no "may have reached Telegram" case: one message, its
+    # id recorded, nothing said.
+    chat = 9750
+    owner = chat_owner(chat)
+    ref = f"prompt:{chat}"
+    keyboard = [[{"text": "Go", "data": "x.1.G"}]]
+    async with running_bot(redis_server_url) as h:
+        config, store = await _queued(
+            h,
+            redis_server_url,
+            chat,
+            [Send(chat, "choose", keyboard, ref, deadline=Deadline(1, 60))],
+        )
+        sender = await _sender(config, store)
+        h.sim.fail_next("sendMessage", 429, "Too Many Requests: retry after 1", chat, 1)
+        await sender.flush(owner)
+        assert not h.sim.messages(chat) and await outbox_head(store, owner) is not None
+        await asyncio.sleep(1.1)
+        await sender.flush(owner)
+        await sender.bot.shutdown()
+        [message] = h.sim.messages(chat)
+        recorded = await store.redis.hget(store.keys.messages(owner), ref)
+        assert recorded is not None and int(recorded) == message.message_id
+        assert not [r for r in caplog.records if "unanswered" in r.getMessage()]
+        await store.redis.aclose()

@@ -324,6 +324,10 @@ class Outboxes:
         a message never sent (see `lanes.is_prompt`) and says that a copy may be left."""
         await self.redis.hsetnx(self.keys.outbox_states(owner), progress_field(token), 0)
 
+    async def outbox_unattempt(self, owner: str, token: str) -> None:
+        """Take back `outbox_attempt`: Telegram refused the send (429), so it is not there."""
+        await self.redis.hdel(self.keys.outbox_states(owner), progress_field(token))
+
     async def outbox_sent(self, owner: str, token: str, ref: str | None, message_id: int) -> None:
         """Note what a lane entry's send reached Telegram as (and its reference's id),
         before anything more is done with it: a retry then makes no second copy."""

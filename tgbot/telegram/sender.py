@@ -560,7 +560,12 @@ class Sender:
                     async def attempted() -> None:
                         await self.store.outboxes.outbox_attempt(game_id, token)
 
-                message_id = await self._send_text(game_id, op, calls, attempted)
+                try:
+                    message_id = await self._send_text(game_id, op, calls, attempted)
+                except RetryAfter:
+                    if attempted is not None:  # Telegram's 429: it was not sent after all
+                        await self.store.outboxes.outbox_unattempt(game_id, token)
+                    raise
                 if message_id is None:
                     return
                 self._owed_sent.setdefault(game_id, {})[token] = message_id
