@@ -73,8 +73,8 @@ async def play_to_end(
 
     Each press waits until the bot has delivered the last step's messages, as a person
     reads before they tap (not a story line held for the verdict to replace it). Then no
-    button left on screen may be out of date, unless an
-    AI player (`only_humans=False`) moved in between.
+    button left on screen may be out of date, unless an AI player (`only_humans=False`)
+    moved in between.
     """
     record = await h.record_of_chat(group)
     assert record is not None, "no game in the group"
