@@ -36,7 +36,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PTB_TIMEDELTA", "1")
 
 from tests.redis_server import redis_url
-from tests.resilience.test_kill9 import play_one, policy, post_until_accepted, wait_for_prompt
+from tests.resilience.test_kill9 import (
+    open_and_fill,
+    play_one,
+    policy,
+    post_until_accepted,
+    wait_for_prompt,
+)
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.webapp.client import Page
 from tests.webapp.test_streams_and_requests import close, open_stream
@@ -172,18 +178,7 @@ async def play_in_pages(
     if not in_page:
         return await play_one(h, group, users, pace, decide=decide)
     rng = random.Random(group)
-    for u in users:
-        await post_until_accepted(h, h.message_update(u, u.id, "/start"))
-    await post_until_accepted(h, h.message_update(users[0], group, "/newgame"))
-    for _ in range(1200):
-        record = await h.record_of_chat(group)
-        if record is not None:
-            break
-        await asyncio.sleep(0.05)
-    assert record is not None
-    game_id = record.id
-    for u in users[1:]:
-        await post_until_accepted(h, h.press_update(u, group, 0, f"{game_id}.0.J"))
+    game_id = await open_and_fill(h, group, users)
     pages = {u.id: Page(h, u) for u in users[:in_page]}
     streams = [(await open_stream(h, await p.events_url(game_id)))[1] for p in pages.values()]
     try:

@@ -43,11 +43,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PTB_TIMEDELTA", "1")
 
 from tests.redis_server import redis_cluster_url, redis_url
-from tests.resilience.test_kill9 import CATALOGS, BotProcess, error_lines, play_one, policy
+from tests.resilience.test_kill9 import (
+    CATALOGS,
+    BotProcess,
+    error_lines,
+    game_buttons,
+    play_one,
+    policy,
+)
 from tests.telegram_sim.harness import SECRET, WEBHOOK_PATH, Harness, TgUser, free_port, serve
 from tests.telegram_sim.server import SimMessage, TelegramSim, build_sim_app
 from tgbot.config import Config
-from tgbot.contract import callbacks as buttons
 from tgbot.engine import Game, game_to_dict
 from tgbot.engine.events import Event, GameEnded, ResponsePassed, TurnStarted
 from tgbot.rendering.texts import describe
@@ -55,16 +61,6 @@ from tgbot.rendering.texts import describe
 KILL_EVERY = (0.7, 3.0)
 GROUPS = 3
 PLAYERS = 6
-
-
-def game_buttons(message: SimMessage) -> set[str]:
-    """The games whose buttons (Play again aside) a message still shows."""
-    games = set()
-    for b in message.buttons():
-        data = str(b.get("callback_data", ""))
-        if buttons.GAME_PATTERN.match(data) and not data.endswith(f".{buttons.AGAIN}"):
-            games.add(buttons.unpack(data).game_id)
-    return games
 
 
 def replay_events(ids: list[int], seed: int) -> tuple[Game, list[Event]]:

@@ -27,21 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PTB_TIMEDELTA", "1")
 
 from tests.redis_server import redis_url
-from tests.resilience.test_kill9 import play_one
+from tests.resilience.test_kill9 import game_buttons, play_one
 from tests.telegram_sim.harness import TgUser, running_bot
-from tests.telegram_sim.server import SimMessage, TelegramSim
-from tgbot.contract import callbacks as buttons
+from tests.telegram_sim.server import TelegramSim
 from tgbot.telegram import sender
-
-
-def game_buttons(message: SimMessage) -> set[str]:
-    """The games whose buttons (Play again aside) a message still shows."""
-    games = set()
-    for b in message.buttons():
-        data = str(b.get("callback_data", ""))
-        if buttons.GAME_PATTERN.match(data) and not data.endswith(f".{buttons.AGAIN}"):
-            games.add(buttons.unpack(data).game_id)
-    return games
 
 
 async def run(groups: int, share: float, late: float, seed: int) -> None:

@@ -53,6 +53,19 @@ async def _sender(config: Config, store: Store) -> Sender:
     return sender
 
 
+ONE_BUTTON = [[{"text": "Go", "data": "x.1.G"}]]
+
+
+def _prompt(chat: int, text: str, context: int) -> Send:
+    """A prompt with one button, under the reference of the chat's prompt."""
+    return Send(chat, text, ONE_BUTTON, f"prompt:{chat}", deadline=Deadline(context, 60))
+
+
+def _said_unconfirmed(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What the sender said of sends whose answer it never had."""
+    return [r.getMessage() for r in caplog.records if "unanswered" in r.getMessage()]
+
+
 async def test_a_process_killed_right_after_a_send_keeps_its_id_and_makes_no_copy(
     redis_server_url: str,
 ) -> None:
@@ -138,9 +151,8 @@ async def test_a_slow_answer_to_a_send_with_buttons_is_waited_for_not_sent_again
     owner = chat_owner(chat)
     assert WRITE_READ_TIMEOUT_S > 7
     async with running_bot(redis_server_url) as h:
-        keyboard = [[{"text": "Go", "data": "x.1.G"}]]
         config, store = await _queued(
-            h, redis_server_url, chat, [Send(chat, "choose", keyboard, f"prompt:{chat}")]
+            h, redis_server_url, chat, [Send(chat, "choose", ONE_BUTTON, f"prompt:{chat}")]
         )
         h.sim.slow_answers("sendMessage", chat, 7.0)
         sender = await _sender(config, store)
@@ -195,14 +207,8 @@ async def test_a_prompt_answered_after_a_kill_left_its_id_unrecorded_is_not_sent
     chat = 9740
     owner = chat_owner(chat)
     ref = f"prompt:{chat}"
-    keyboard = [[{"text": "Go", "data": "x.1.G"}]]
     async with running_bot(redis_server_url) as h:
-        config, store = await _queued(
-            h,
-            redis_server_url,
-            chat,
-            [Send(chat, "choose", keyboard, ref, deadline=Deadline(1, 60))],
-        )
+        config, store = await _queued(h, redis_server_url, chat, [_prompt(chat, "choose", 1)])
         first = await _sender(config, store)
         first.app_first_ms = 5000
         h.sim.slow_answers("sendMessage", chat, 1.0)  # taken at once, answered late
@@ -221,8 +227,7 @@ async def test_a_prompt_answered_after_a_kill_left_its_id_unrecorded_is_not_sent
         await again.flush(owner)
         await asyncio.sleep(1.2)  # the late answer lands
         assert len(h.sim.messages(chat)) == 1  # not sent again
-        said = [r.getMessage() for r in caplog.records if "unanswered" in r.getMessage()]
-        assert said == [
+        assert _said_unconfirmed(caplog) == [
             f"a message to chat {chat} may have reached Telegram unanswered; "
             "answered since: not sent again"
         ]
@@ -230,7 +235,7 @@ async def test_a_prompt_answered_after_a_kill_left_its_id_unrecorded_is_not_sent
         # A prompt still awaited when its answer was lost goes again, and is recorded.
         caplog.clear()
         writes = Writes()
-        writes.send(owner, Send(chat, "next", keyboard, ref, deadline=Deadline(2, 60)).to_op())
+        writes.send(owner, _prompt(chat, "next", 2).to_op())
         await store.commits.commit(writes)
         h.sim.slow_answers("sendMessage", chat, 1.0)
         flushing = asyncio.create_task(again.flush(owner))
@@ -244,8 +249,7 @@ async def test_a_prompt_answered_after_a_kill_left_its_id_unrecorded_is_not_sent
         await last.flush(owner)
         await last.bot.shutdown()
         assert [m.text for m in h.sim.messages(chat)] == ["choose", "next", "next"]
-        said = [r.getMessage() for r in caplog.records if "unanswered" in r.getMessage()]
-        assert said == [
+        assert _said_unconfirmed(caplog) == [
             f"a message to chat {chat} may have reached Telegram unanswered; sent again"
         ]
         recorded = await store.redis.hget(store.keys.messages(owner), ref)
@@ -262,14 +266,8 @@ async def test_a_send_telegram_refused_with_429_is_not_said_unconfirmed(
     chat = 9750
     owner = chat_owner(chat)
     ref = f"prompt:{chat}"
-    keyboard = [[{"text": "Go", "data": "x.1.G"}]]
     async with running_bot(redis_server_url) as h:
-        config, store = await _queued(
-            h,
-            redis_server_url,
-            chat,
-            [Send(chat, "choose", keyboard, ref, deadline=Deadline(1, 60))],
-        )
+        config, store = await _queued(h, redis_server_url, chat, [_prompt(chat, "choose", 1)])
         sender = await _sender(config, store)
         h.sim.fail_next("sendMessage", 429, "Too Many Requests: retry after 1", chat, 1)
         await sender.flush(owner)
@@ -280,5 +278,5 @@ async def test_a_send_telegram_refused_with_429_is_not_said_unconfirmed(
         [message] = h.sim.messages(chat)
         recorded = await store.redis.hget(store.keys.messages(owner), ref)
         assert recorded is not None and int(recorded) == message.message_id
-        assert not [r for r in caplog.records if "unanswered" in r.getMessage()]
+        assert not _said_unconfirmed(caplog)
         await store.redis.aclose()

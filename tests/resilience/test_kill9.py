@@ -156,6 +156,23 @@ async def wait_for_prompt(h: Harness, user: int, prefix: str) -> int:
     raise AssertionError(f"prompt {prefix} never reached {user}")
 
 
+async def open_and_fill(h: Harness, group: int, users: list[TgUser]) -> str:
+    """Everyone starts the bot, the first opens a lobby in the group and the rest join
+    it, each update sent until accepted; return the lobby's game id."""
+    for u in users:
+        await post_until_accepted(h, h.message_update(u, u.id, "/start"))
+    await post_until_accepted(h, h.message_update(users[0], group, "/newgame"))
+    for _ in range(1200):
+        record = await h.record_of_chat(group)
+        if record is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert record is not None
+    for u in users[1:]:
+        await post_until_accepted(h, h.press_update(u, group, 0, f"{record.id}.0.J"))
+    return record.id
+
+
 async def play_one(
     h: Harness,
     group: int,
@@ -168,18 +185,7 @@ async def play_one(
     the game is over (with `pace`, waiting a random number of seconds in that range before
     each press; with `answered`, setting it each time the webhook answered a press)."""
     rng = random.Random(group)
-    for u in users:
-        await post_until_accepted(h, h.message_update(u, u.id, "/start"))
-    await post_until_accepted(h, h.message_update(users[0], group, "/newgame"))
-    for _ in range(1200):
-        record = await h.record_of_chat(group)
-        if record is not None:
-            break
-        await asyncio.sleep(0.05)
-    assert record is not None
-    game_id = record.id
-    for u in users[1:]:
-        await post_until_accepted(h, h.press_update(u, group, 0, f"{game_id}.0.J"))
+    game_id = await open_and_fill(h, group, users)
     await post_until_accepted(h, h.press_update(users[0], group, 0, f"{game_id}.0.S"))
     for _ in range(3000):
         record = await h.record(game_id)
@@ -242,17 +248,19 @@ STALE_TEXTS = {
 }
 
 
-def left_messages(h: Harness, over: set[str]) -> list[tuple[SimMessage, str]]:
+def game_buttons(message: SimMessage) -> set[str]:
+    """The games whose buttons (Play again aside) a message still shows."""
+    games = set()
+    for b in message.buttons():
+        data = str(b.get("callback_data", ""))
+        if buttons.GAME_PATTERN.match(data) and not data.endswith(f".{buttons.AGAIN}"):
+            games.add(buttons.unpack(data).game_id)
+    return games
+
+
+def left_messages(h: Harness, over: set[str]) -> list[SimMessage]:
     """Messages that still show a finished game's buttons (Play again aside)."""
-    return [
-        (m, data)
-        for chat in h.sim.chats
-        for m in h.sim.messages(chat)
-        for b in m.buttons()
-        if buttons.GAME_PATTERN.match(data := str(b.get("callback_data", "")))
-        and not data.endswith(f".{buttons.AGAIN}")
-        and buttons.unpack(data).game_id in over
-    ]
+    return [m for chat in h.sim.chats for m in h.sim.messages(chat) if game_buttons(m) & over]
 
 
 def trace_live(h: Harness, recorded: set[tuple[int, int]], messages: list[SimMessage]) -> list[str]:
@@ -302,7 +310,7 @@ async def close_copies(
     over = {game_id for game_id, _, _ in finished}
     copies = [m for group in h.sim.copies() for m in group]
     orphans = {  # the messages left with a finished game's buttons that are no copy
-        (m.chat_id, m.message_id): m for m, _ in left_messages(h, over) if m not in copies
+        (m.chat_id, m.message_id): m for m in left_messages(h, over) if m not in copies
     }
     for chat in {chat for chat, _ in orphans}:
         found = [m for (c, _), m in orphans.items() if c == chat]
@@ -338,8 +346,8 @@ async def close_copies(
     assert all(len(ids) <= 1 for ids in live), live
     left = left_messages(h, over)
     assert not left, [
-        [(m.chat_id, m.text[:60]) for m, _ in left],
-        *trace_live(h, recorded, [m for m, _ in left]),
+        [(m.chat_id, m.text[:60]) for m in left],
+        *trace_live(h, recorded, left),
     ]
     return sum(len(g) - 1 for g in h.sim.copies()), pressed
 

@@ -337,11 +337,10 @@ class Sender:
         entries go into `delivered`), one held starts its deadline now, as the page shows
         it (once: its chat message, if it comes to that, does not start it again)."""
         for chat, lane in list(lanes.items()):
-            unanswered = {raw for item in lane if item.sent == 0 for raw in item.raws}
             lanes[chat], dropped = answered_elsewhere(lane)
             if dropped:
                 delivered.setdefault(chat, []).extend(dropped)
-                if unanswered.intersection(dropped):
+                if any(item.sent == 0 and item.raws[0] in dropped for item in lane):
                     _say_unconfirmed(chat)
         prompts = [item for lane in lanes.values() for item in lane if is_prompt(item)]
         now_ms = int(time.time() * 1000)
