@@ -280,3 +280,45 @@ async def test_a_send_telegram_refused_with_429_is_not_said_unconfirmed(
         assert recorded is not None and int(recorded) == message.message_id
         assert not _said_unconfirmed(caplog)
         await store.redis.aclose()
+
+
+async def test_a_prompt_shown_in_place_then_answered_after_a_kill_is_closed(
+    redis_server_url: str,
+) -> None:
+    # CI's kill -9 failure (session 18): a prompt is shown in place of the chat's last
+    # one (an edit of that message); the process is killed after Telegram took the edit
+    # and before the lane counted it delivered. The player answers it, and its close folds
+    # into the waiting show. The close must still be made: the message shows the prompt,
+    # with live buttons. (Taken for a show never made, the close was dropped, and the
+    # buttons outlived the game.)
+    chat = 9760
+    owner = chat_owner(chat)
+    ref = f"prompt:{chat}"
+    async with running_bot(redis_server_url) as h:
+        config, store = await _queued(h, redis_server_url, chat, [_prompt(chat, "first", 1)])
+        first = await _sender(config, store)
+        first.app_first_ms = 5000  # as the bot runs (APP_FIRST_SECONDS)
+        await first.flush(owner)
+        [message] = h.sim.messages(chat)
+        writes = Writes()
+        writes.send(owner, replace(_prompt(chat, "second", 2), in_place=True).to_op())
+        await store.commits.commit(writes)
+        h.sim.slow_answers("editMessageText", chat, 1.0)  # taken at once, answered late
+        flushing = asyncio.create_task(first.flush(owner))
+        await h.until(lambda: message.text == "second")  # Telegram took the edit
+        flushing.cancel()  # killed before the lane counted it delivered
+        with contextlib.suppress(asyncio.CancelledError):
+            await flushing
+        await first.bot.shutdown()
+        await asyncio.sleep(1.2)
+        h.sim.delays.clear()
+        writes = Writes()
+        writes.send(owner, Edit(chat, ref, "second: Go").to_op())  # the answer's close
+        await store.commits.commit(writes)
+        again = await _sender(config, store)
+        again.app_first_ms = 5000
+        await again.flush(owner)
+        await again.bot.shutdown()
+        assert [(m.text, bool(m.keyboard)) for m in h.sim.messages(chat)] == [("second: Go", False)]
+        assert await outbox_head(store, owner) is None
+        await store.redis.aclose()

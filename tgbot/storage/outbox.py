@@ -73,9 +73,17 @@ if n > 0 then
         local seq = redis.call('HINCRBY', KEYS[3], '#seq', 1)
         local old = redis.call('HGET', KEYS[3], field)
         if old then
-          local _, oat, oshow = string.match(old, '^(%d+)\\n(%-?%d*)\\n(%d)\\n')
+          local oseq, oat, oshow = string.match(old, '^(%d+)\\n(%-?%d*)\\n(%d)\\n')
           if oat and oat ~= '' then queued = oat end
           show = tostring(bit.bor(tonumber(show), tonumber(oshow)))
+          -- What the older state reached Telegram as (a show made before a crash) holds
+          -- for the newer one: its close must not be taken for that of a show never made.
+          local oprogress = 'p:' .. redis.sha1hex(SEP .. field .. SEP .. oseq)
+          local made = redis.call('HGET', KEYS[3], oprogress)
+          if made then
+            redis.call('HSET', KEYS[3], 'p:' .. redis.sha1hex(SEP .. field .. SEP .. seq), made)
+            redis.call('HDEL', KEYS[3], oprogress)
+          end
         end
         redis.call('HSET', KEYS[3], field, seq .. '\\n' .. queued .. '\\n' .. show .. '\\n' .. raw)
         redis.call('RPUSH', key, SEP .. field .. SEP .. seq)
@@ -323,6 +331,11 @@ class Outboxes:
         perhaps, its id unknown), so that after a crash the next pass cannot take it for
         a message never sent (see `lanes.is_prompt`) and says that a copy may be left."""
         await self.redis.hsetnx(self.keys.outbox_states(owner), progress_field(token), 0)
+
+    async def outbox_shown(self, owner: str, token: str, message_id: int) -> None:
+        """Note that a lane entry's in-place show is about to edit message `message_id`, so
+        that after a crash a newer state folded into it (its close) is still made there."""
+        await self.redis.hset(self.keys.outbox_states(owner), progress_field(token), message_id)
 
     async def outbox_unattempt(self, owner: str, token: str) -> None:
         """Take back `outbox_attempt`: Telegram refused the send (429), so it is not there."""

@@ -31,7 +31,9 @@ class Pending:
     raws: list[str]
     at: int | None
     show: bool = False  # edit the message `ref` into this one, or send it anew if none
-    sent: int | None = None  # what a send of it already reached Telegram as (its newest entry)
+    # What a send of it already reached Telegram as (its newest entry), or the message an
+    # in-place show of it was taken to.
+    sent: int | None = None
     asked: bool = False  # a prompt already asked in the page: its deadline has started
 
     @property

@@ -589,8 +589,16 @@ class Sender:
     ) -> None:
         """Edit the referenced message into this one; send it anew if there is none."""
         message_id = message_id_of(refs, op)
-        if message_id is None or not await self._edit_text(game_id, op, message_id, calls):
-            await self._send(game_id, item, op, refs, calls)
+        if message_id is not None:
+            if item.sent is None:
+                # Noted before the call: killed after Telegram took the edit, the next
+                # holder knows the prompt may be shown (see `lanes.answered_elsewhere`).
+                await self.store.outboxes.outbox_shown(game_id, item.raws[-1], message_id)
+                item.sent = message_id
+            if await self._edit_text(game_id, op, message_id, calls):
+                return
+            item.sent = None  # not shown there after all: a new message, recorded as one
+        await self._send(game_id, item, op, refs, calls)
 
     async def _edit(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
