@@ -454,7 +454,8 @@ async def test_a_chat_telegram_cannot_reach_holds_back_only_its_own_messages(
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
         record = await h.record_of_chat(GROUP)
         assert record is not None
-        await h.delivered(record.id)
+        # (It waits its hold for a new message to carry it, then three failed tries.)
+        await h.delivered(record.id, timeout=20)
         nxt = next(u for u in users if h.sim.with_buttons(u.id))
         assert nxt != actor
         sent = {u.id: len(h.sim.calls_to(u.id, "sendMessage")) - before[u.id] for u in users}

@@ -12,7 +12,8 @@ from tests.bot.play import open_and_start, open_lobby, players
 from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
-from tgbot.contract.plan import BUTTONS, NOW, REPLY, STATUS
+from tgbot.contract.plan import NOW, REPLY, STATUS
+from tgbot.rendering.step_plan import RIDE_HOLD_MS
 from tgbot.storage.keys import chat_owner
 from tgbot.storage.windows import GroupShare
 from tgbot.telegram.commands import help_text
@@ -256,14 +257,13 @@ async def test_a_fast_game_spends_the_group_s_minute_evenly(redis_server_url: st
         assert await take(quiet + 2 * interval, STATUS)
 
 
-async def test_a_quiet_turn_is_added_to_the_newest_message_and_nothing_is_taken_off_later(
+async def test_a_quiet_turn_rides_at_the_top_of_the_next_claim_and_costs_no_call(
     redis_server_url: str,
 ) -> None:
-    # The group's minute has room for what a person must see now but none for edits that
-    # change buttons (filled here half a minute ago, so that its pace is not in the way).
-    # An Income has nothing to answer: its verdict is added to the newest message (the
-    # deal's) by one edit that goes at once, and no message rings. The older verdict
-    # ("➡️ next: X") stays as it was above it, and nothing comes later to take a line off.
+    # An Income has nothing to answer: it has no message of its own, and the next player
+    # is asked at once. Their claim comes before the Income's verdict was added to the
+    # newest message (the deal's): it rides at the top of the claim's message, and the
+    # deal's message is never edited for it. The claim's verdict later keeps it on top.
     group = -100959
     sim = TelegramSim(group_flood_per_minute=20)
     async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
@@ -273,22 +273,63 @@ async def test_a_quiet_turn_is_added_to_the_newest_message_and_nothing_is_taken_
         first = sim.messages(group)[0]
         shown, edits = first.text, first.edits
         assert shown.splitlines()[-1].startswith(h.tr("➡️ next: {player}").split("{")[0])
-        sends = len(sim.calls_to(group, "sendMessage"))
-        # The start's messages, counted again half a minute ago:
-        await empty_window(h, group)
-        await fill_window(h, group, group_caps(LIMIT)[BUTTONS], ago_ms=30_000)
         actor = next(u for u in users if h.sim.with_buttons(u.id))
         await h.press_text(actor, actor.id, h.tr("💰 Income"))
         income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)
-        await h.until(lambda: income in first.text)
-        # The deal's verdict stays above it (its seats as they are now), then the Income's.
+        record = await h.record(game_id)
+        assert record is not None
+        mover = next(u for u in users if u.id == record.game().awaiting().players[0])
+        await h.until(lambda: bool(sim.with_buttons(mover.id)))  # asked at once
+        assert income not in sim.text_of(group)
+        await h.press_text(mover, mover.id, h.tr("👑 Tax"))
+        await h.until(lambda: len(sim.messages(group)) == 2)
+        claim = sim.messages(group)[1]
+        top, rest = claim.text.split("\n\n", 1)
+        assert top.startswith(income), claim.text
+        tax = h.tr("👑 {actor} claims the Duke to take Tax.").format(actor=mover.first_name)
+        assert tax in rest
+        for u in users:
+            if u != mover:
+                await h.press(
+                    u, group, claim.message_id, claim.button(h.tr("✅ Pass"))["callback_data"]
+                )
+        await h.until(lambda: not claim.keyboard)  # its verdict
+        assert claim.text.startswith(income) and tax in claim.text
+        await h.delivered(game_id)
+        await asyncio.sleep(1.5)  # a sweep or more
+        assert (first.text, first.edits) == (shown, edits)
+        assert sim.text_of(group).count(income) == 1
+        assert not sim.flood_refusals(group)
+
+
+async def test_a_quiet_turn_nothing_follows_is_added_to_the_newest_message_with_room(
+    redis_server_url: str,
+) -> None:
+    # The next player is slow: no new message comes to carry the Income's verdict. After
+    # its hold it is added to the newest message (the deal's) by one edit, since the
+    # group's minute has room; the older verdict ("➡️ next: X") stays as it was above it,
+    # no message rings, and nothing comes later to take a line off.
+    group = -100960
+    sim = TelegramSim(group_flood_per_minute=20)
+    async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
+        users = players(3, first_id=9950)
+        game_id = await open_and_start(h, users, group=group)
+        await h.delivered(game_id)
+        first = sim.messages(group)[0]
+        shown, edits = first.text, first.edits
+        sends = len(sim.calls_to(group, "sendMessage"))
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        pressed = time.monotonic()
+        await h.press_text(actor, actor.id, h.tr("💰 Income"))
+        income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)
+        await h.until(lambda: income in first.text, RIDE_HOLD_MS / 1000 + 5)
+        assert time.monotonic() - pressed >= RIDE_HOLD_MS / 1000 - 0.5
         before, added = first.text.rsplit("\n\n", 1)
         assert before.splitlines()[0] == shown.splitlines()[0]
         assert before.splitlines()[-1] == shown.splitlines()[-1]
         assert added.startswith(income), added
         assert first.edits == edits + 1
         assert len(sim.calls_to(group, "sendMessage")) == sends
-        await empty_window(h, group, pace=False)  # the minute has room
         await h.delivered(game_id)
         await asyncio.sleep(1.5)  # a sweep or more
         assert first.edits == edits + 1
@@ -299,26 +340,45 @@ async def test_a_quiet_turn_is_added_to_the_newest_message_and_nothing_is_taken_
 async def test_the_next_player_is_asked_only_once_the_group_shows_the_turn_before(
     redis_server_url: str,
 ) -> None:
-    # The game's share of the group's minute is spent (filled here at once), so the
-    # Income's story waits for room. The next player is not asked to move meanwhile (the
-    # table would not show what happened before their turn); once the group shows it,
-    # their prompt follows, after it.
-    group = -100960
+    # A claim of Tax is passed by everyone, in a group whose minute the game has spent (at
+    # once): its verdict waits for room. The next player is not asked to move meanwhile
+    # (the table would not show what happened before their turn); once the group shows
+    # it, their prompt follows, after it.
+    group = -100961
     sim = TelegramSim(group_flood_per_minute=20)
     async with running_bot(redis_server_url, sim=sim, group_rate=20) as h:
-        game_id, actor = await income_in_a_spent_minute(h, group, players(3, first_id=9950))
-        income = h.tr("💰 {actor} takes Income.").format(actor=actor.first_name)
+        users = players(3, first_id=9970)
+        game_id = await open_and_start(h, users, group=group)
+        await h.delivered(game_id)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+        await h.until(lambda: len(sim.messages(group)) == 2)
+        claim = sim.messages(group)[1]
+        await h.delivered(game_id)
+        await fill_window(h, group, group_caps(LIMIT)[NOW])
+        for u in users:
+            if u != actor:
+                await h.press(
+                    u, group, claim.message_id, claim.button(h.tr("✅ Pass"))["callback_data"]
+                )
         record = await h.record(game_id)
         assert record is not None
         mover = record.game().awaiting().players[0]
+        assert mover != actor.id
         asked = len(sim.calls_to(mover, "sendMessage"))
         await asyncio.sleep(2.5)  # sweeps come and go; the group's minute stays spent
-        assert income not in sim.text_of(group)
+        assert claim.keyboard  # its verdict waits
         assert len(sim.calls_to(mover, "sendMessage")) == asked
         assert not sim.with_buttons(mover)
         await empty_window(h, group)
         await h.until(lambda: bool(sim.with_buttons(mover)), 15)
-        shown = next(c.at for c in sim.calls_to(group) if income in str(c.params.get("text")))
+        # A pass edits nothing: the claim's one edit is its verdict.
+        [verdict] = [
+            c
+            for c in sim.calls_to(group, "editMessageText")
+            if c.status == 200 and int(c.params.get("message_id", 0)) == claim.message_id
+        ]
+        shown = verdict.at
         prompt = sim.calls_to(mover, "sendMessage")[asked]
         assert shown <= prompt.at
         assert not sim.flood_refusals(group)

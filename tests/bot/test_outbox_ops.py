@@ -14,12 +14,22 @@ from tgbot.contract.plan import (
     Deadline,
     Edit,
     Fallback,
+    Moment,
+    Riders,
     Send,
     close_keyboard,
     from_op,
 )
 from tgbot.storage.outbox import route_of
-from tgbot.telegram.lanes import Pending, latest_state, merge_sends, parse, with_lane_priority
+from tgbot.telegram.lanes import (
+    Pending,
+    latest_state,
+    merge_sends,
+    parse,
+    ride,
+    with_heads,
+    with_lane_priority,
+)
 
 KB = [[{"text": "Income", "data": "g.1.i"}]]
 
@@ -38,6 +48,8 @@ KB = [[{"text": "Income", "data": "g.1.i"}]]
         Edit(9, "prompt:9", "done", deadline=Deadline(4, 30), fallback=Fallback(-5, None, "n")),
         Edit(-5, "turn", "🏆", KB, priority=END),
         close_keyboard(-5, 77),
+        Edit(-5, "turn", "v\n\nq", hold_ms=6000, optional=True, rides=1),
+        Send(-5, "claim", KB, "turn2", riders=Riders("turn", ("q1", "q2"))),
     ],
 )
 def test_an_operation_reads_back_as_itself(op: Send | Edit) -> None:
@@ -76,6 +88,13 @@ def test_the_latest_edit_of_a_message_carries_the_older_ones_entries() -> None:
         ("Send", "another line", ["raw4"]),
     ]
     assert lane[2].at == 100  # the lag counts from the oldest state it carries
+    # ...but a required state over an optional one (held for it) from its own time.
+    entries = [
+        {**Edit(-5, "turn", "challenged", hold_ms=6000, optional=True).to_op(), "at": 100},
+        {**Edit(-5, "turn", "verdict").to_op(), "at": 200},
+    ]
+    [verdict] = latest_state([parse(f"raw{i}", e) for i, e in enumerate(entries)])
+    assert verdict.at == 200
 
 
 def test_plain_messages_are_joined_by_telegram_s_count_and_never_a_message_sent_alone() -> None:
@@ -178,3 +197,71 @@ def test_a_waiting_private_close_never_overwrites_the_prompt_shown_in_its_place(
     assert kept.show and isinstance(kept.op, Send)
     assert kept.op.text == "Your turn" and kept.op.kb == KB
     assert kept.raws == ["raw0", "raw1"]
+
+
+def _lane(ops: list[Send | Edit]) -> list[Pending]:
+    """A group's lane of `ops` as a pass reads it (latest states kept, verdicts ridden)."""
+    return ride(latest_state([parse(f"raw{i}", op.to_op()) for i, op in enumerate(ops)]))
+
+
+def test_quiet_turns_waiting_ride_at_the_top_of_the_next_claim_in_one_call() -> None:
+    # Two quiet turns were added to the deal's message ("turn"), neither edit made yet;
+    # the next claim's message names them: it carries both at its top (its deadline's
+    # moment moved along), and takes their entries, so that neither edit is ever made.
+    riders = Riders("turn", ("💰 A takes Income.", "💰 B takes Income."))
+    claim = Send(-5, "C claims Tax. until ", KB, "turn2", moment=Moment(20), riders=riders)
+    lane = _lane(
+        [
+            Edit(-5, "turn", "v\n\nq1", hold_ms=6000, optional=True, rides=1),
+            Edit(-5, "turn", "v\n\nq1\n\nq2", hold_ms=6000, optional=True, rides=2),
+            claim,
+        ]
+    )
+    [item] = lane
+    head = "💰 A takes Income.\n\n💰 B takes Income."
+    assert item.op.text == f"{head}\n\nC claims Tax. until "
+    assert item.op.moment == Moment(20 + len(head) + 2)
+    assert item.raws == ["raw0", "raw1", "raw2"] and item.head == head
+    # Its later states keep that head (noted by the sender: `Keys.message_heads`).
+    verdict = parse("raw3", Edit(-5, "turn2", "C takes Tax.").to_op())
+    [later] = with_heads([verdict], {"turn2@-5": head})
+    assert later.op.text == f"{head}\n\nC takes Tax."
+
+
+def test_only_the_verdicts_not_shown_yet_ride() -> None:
+    # The first quiet turn's edit was made already (it is no longer in the lane): only the
+    # second rides.
+    riders = Riders("turn", ("q1", "q2"))
+    lane = _lane(
+        [
+            Edit(-5, "turn", "v\n\nq1\n\nq2", hold_ms=6000, optional=True, rides=2),
+            Send(-5, "claim", KB, "turn2", riders=riders),
+        ]
+    )
+    assert [p.op.text for p in lane] == ["q2\n\nclaim"]
+
+
+def test_a_quiet_turn_with_its_message_s_own_verdict_waiting_goes_as_an_edit() -> None:
+    # The message's own verdict has not been shown yet: the edit must go (required, now),
+    # the quiet turn with it; the claim carries nothing.
+    riders = Riders("turn", ("q1",))
+    lane = _lane(
+        [
+            Edit(-5, "turn", "v"),
+            Edit(-5, "turn", "v\n\nq1", hold_ms=6000, optional=True, rides=1),
+            Send(-5, "claim", KB, "turn2", riders=riders),
+        ]
+    )
+    assert [p.op.text for p in lane] == ["v\n\nq1", "claim"]
+    assert isinstance(lane[0].op, Edit) and not lane[0].op.optional and lane[0].op.rides is None
+    assert lane[1].head is None
+
+
+def test_a_rider_edit_is_kept_apart_in_the_store() -> None:
+    # Folded into the message's pending state in Redis, which verdicts it adds would be
+    # lost: it goes into its lane as it is.
+    rider = Edit(-5, "turn", "v\n\nq1", hold_ms=6000, optional=True, rides=1).to_op()
+    route = route_of(json.dumps(rider))
+    assert route is not None and route[1] == "p"
+    route = route_of(json.dumps(Edit(-5, "turn", "v").to_op()))
+    assert route is not None and route[1] == "e"

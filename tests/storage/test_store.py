@@ -366,6 +366,34 @@ async def test_a_pass_reads_a_bounded_head_and_keeps_only_the_newest_state(store
     assert len(queued) == 1500 + 1 + 1
 
 
+async def test_a_required_state_over_an_optional_one_counts_from_its_own_time(
+    store: Store,
+) -> None:
+    """A story state held for the verdict (optional), then the verdict (required): the one
+    state left counts from the verdict's time (the group was not behind while only what it
+    may leave behind waited); two required states count from the older."""
+    owner, group = "lag", -6
+    states = [
+        {"op": "edit", "chat": group, "ref": "turn", "text": "a", "optional": True},
+        {"op": "edit", "chat": group, "ref": "turn", "text": "b"},
+        {"op": "edit", "chat": group, "ref": "turn", "text": "c"},
+    ]
+    await store.delivery.renew_sender_lease("p:me", 5_000)
+    assert await store.delivery.take_outbox_lock(owner, "p:me")
+    ats = []
+    for op in states:
+        writes = Writes()
+        writes.send(owner, op)
+        await store.commits.commit(writes)
+        head = await store.outboxes.outbox_pass(owner, "p:me", 60)
+        assert head is not None
+        [entry] = head.lanes[group]
+        ats.append(entry.at)
+        await asyncio.sleep(0.02)  # each queued at its own time (Writes notes it)
+    assert ats[0] is not None and ats[1] is not None
+    assert ats[0] < ats[1] == ats[2]
+
+
 async def test_a_failed_update_lets_its_retry_in_at_once(store: Store) -> None:
     # The webhook answers 503 for a failed update, and Telegram sends it again: that retry
     # must not wait out the failed attempt's lease.

@@ -64,6 +64,17 @@ class Fallback:
 
 
 @dataclass(frozen=True, slots=True)
+class Riders:
+    """Quiet turns' verdicts that may ride at the top of a new message instead of being
+    added to the older message `ref` by their own edit (`Edit.rides`): `parts[i - 1]` is
+    the text of the i-th verdict added to that message after its own. The sender puts
+    there those a waiting rider edit of `ref` adds, and drops that edit."""
+
+    ref: str
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Send:
     """A new message (it makes the phone ring). With `in_place`, the message `ref` is
     edited into it when there is one (one call instead of an edit and a send)."""
@@ -80,6 +91,7 @@ class Send:
     priority: int | None = None  # its class in a group's minute (None: see `rank`)
     moment: Moment | None = None
     alone: bool = False  # a message of its own: never joined with the plain sends beside it
+    riders: Riders | None = None  # verdicts that may ride at its top (see `Riders`)
 
     @property
     def rank(self) -> int:
@@ -102,6 +114,8 @@ class Send:
             op["direct"] = True
         if self.alone:
             op["alone"] = True
+        if self.riders is not None:
+            op["riders"] = {"ref": self.riders.ref, "parts": list(self.riders.parts)}
         return _with_extras(op, self.deadline, self.fallback, self.priority, self.moment)
 
 
@@ -131,6 +145,10 @@ class Edit:
     closes: int | None = None  # the Telegram id of the message whose buttons it takes off
     message_id: int | None = None  # the Telegram id of the message it edits (None: `ref`'s)
     direct: bool = False  # the answer to a press: a reply's class and share
+    # A quiet turn's verdict added to the game's newest message: the first of the added
+    # verdicts (1: the first after the message's own) this state adds, which may ride on
+    # the next new message instead (see `Riders`).
+    rides: int | None = None
 
     @property
     def rank(self) -> int:
@@ -164,6 +182,8 @@ class Edit:
             op["message_id"] = self.message_id
         if self.direct:
             op["direct"] = True
+        if self.rides is not None:
+            op["rides"] = self.rides
         return _with_extras(op, self.deadline, self.fallback, self.priority, self.moment)
 
 
@@ -244,6 +264,7 @@ def from_op(entry: dict[str, Any]) -> Op:
                 priority=priority,
                 moment=moment,
                 alone=bool(entry.get("alone")),
+                riders=_riders(entry.get("riders")),
             )
         if kind == "edit" and ref:
             return Edit(
@@ -259,10 +280,18 @@ def from_op(entry: dict[str, Any]) -> Op:
                 moment,
                 message_id=None if entry.get("message_id") is None else int(entry["message_id"]),
                 direct=bool(entry.get("direct")),
+                rides=None if entry.get("rides") is None else int(entry["rides"]),
             )
     except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"not an outbox entry: {err}") from None
     raise ValueError(f"not an outbox entry: op {kind!r}")
+
+
+def _riders(raw: Any) -> Riders | None:
+    """Read back what `Send.to_op` wrote of its riders (None: none)."""
+    if not isinstance(raw, dict):
+        return None
+    return Riders(str(raw["ref"]), tuple(str(part) for part in raw["parts"]))
 
 
 def _with_extras(

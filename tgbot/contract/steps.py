@@ -171,6 +171,7 @@ class StepOutcome:
     # The turns this step closed, in order, and the game's newest group message after it.
     closings: tuple[Closing, ...] = ()
     newest_after: Newest | None = None
+    newest: Newest | None = None  # the game's newest group message before the step
     # The turns closed before the step (the deal is the 0th), and after it.
     turns: int = 0
     turns_after: int = 0

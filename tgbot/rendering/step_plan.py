@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..contract.plan import END, Deadline, Edit, Fallback, Moment, Plan, Send
+from ..contract.plan import END, Deadline, Edit, Fallback, Moment, Plan, Riders, Send
 from ..contract.steps import (
     END_REF,
     Claim,
+    Newest,
     StepOutcome,
     Table,
     Verdict,
@@ -38,6 +39,12 @@ from .texts import told as worth_a_line
 # is shown: a choice made within it is told by the verdict alone, a longer wait (a person
 # choosing a card, thinking) is shown while it lasts, if the group's minute has room.
 STORY_HOLD_MS = 6_000
+
+# A quiet turn's verdict (Income, a Coup, a timeout's default) waits this long for the
+# game's next new message (a claim, the end) to carry it at its top before it is added to
+# the newest message by an edit of its own, and then only while the group's minute has
+# room: the next new message carries it anyway.
+RIDE_HOLD_MS = 6_000
 
 # The events by which a player answers or decides, and who decided: such a line closes
 # that player's prompt.
@@ -203,21 +210,56 @@ class StepPlanner:
         legacy, told = list(outcome.story), list(outcome.told)
         turn_ref, turns = outcome.turn_ref, outcome.turns
         closings = iter(outcome.closings)
+        newest = outcome.newest
         for e in events:
             if isinstance(e, ev.TurnStarted):
                 if legacy or told:
                     closing = next(closings)
                     text = self._verdicts_text(t, table, public, closing.verdicts)
-                    deadline = Deadline(outcome.context, outcome.seconds)
-                    self._turn_op(plan, table, closing.ref, closing.new, text, None, deadline)
+                    if closing.new or len(closing.verdicts) == 1:
+                        deadline = Deadline(outcome.context, outcome.seconds)
+                        riders = self._riders(t, table, public, newest) if closing.new else None
+                        self._turn_op(
+                            plan, table, closing.ref, closing.new, text, None, deadline, riders
+                        )
+                    else:
+                        # A quiet turn added to the newest message: it waits a while for
+                        # the next new message to carry it at its top (one call, not two),
+                        # and is made by itself only with room in the group's minute.
+                        added = len(closing.verdicts) - 1
+                        plan.add(
+                            Edit(
+                                table.chat,
+                                closing.ref,
+                                text,
+                                hold_ms=RIDE_HOLD_MS,
+                                optional=True,
+                                rides=added,
+                            )
+                        )
+                    newest = Newest(closing.ref, closing.verdicts)
                 legacy, told, turn_ref = [], [], None
                 turns += 1
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
                 told.append(e)
+        riders = self._riders(t, table, public, newest)
         if game.over:
-            self._game_over(plan, outcome, public, turn_ref, legacy, told, bluffs)
+            self._game_over(plan, outcome, public, turn_ref, legacy, told, bluffs, riders)
             return
-        self._turn_now(plan, outcome, game, t, public, turn_ref, turns, legacy, told)
+        self._turn_now(plan, outcome, game, t, public, turn_ref, turns, legacy, told, riders)
+
+    def _riders(
+        self, t: Translator, table: Table, view: PlayerView, newest: Newest | None
+    ) -> Riders | None:
+        """The quiet turns' verdicts added to the newest message, which may ride at the
+        top of a new message instead (None: none were added)."""
+        if newest is None or len(newest.verdicts) < 2:
+            return None
+        parts = tuple(
+            self._closed_text(t, table, view, v.story, v.told, v.board, v.next_player)
+            for v in newest.verdicts[1:]
+        )
+        return Riders(newest.ref, parts)
 
     def _turn_now(
         self,
@@ -230,6 +272,7 @@ class StepPlanner:
         turns: int,
         legacy: list[str],
         told: list[ev.Event],
+        riders: Riders | None = None,
     ) -> None:
         """The current turn's message: sent with the turn so far, its answers and its
         deadline; edited when its buttons change (a new window), and otherwise only
@@ -256,7 +299,7 @@ class StepPlanner:
         if turn_ref is None or kb is not None:
             text = tabletop.turn_message(t, public, names, story, True, question)
             deadline = Deadline(outcome.context, outcome.seconds)
-            self._turn_op(plan, table, ref, turn_ref is None, text, kb, deadline)
+            self._turn_op(plan, table, ref, turn_ref is None, text, kb, deadline, riders)
             return
         # A story state with no buttons (a challenge made, a card being chosen): shown only
         # when the choice it waits for takes a while (it is held STORY_HOLD_MS for the
@@ -316,6 +359,7 @@ class StepPlanner:
         legacy: list[str],
         told: list[ev.Event],
         bluffs: Sequence[Claim] | None,
+        riders: Riders | None = None,
     ) -> None:
         """The end comes as a new message, which rings: the winner, every card, who
         claimed what, Play again and Replay; a last turn that had no message yet tells its
@@ -334,7 +378,9 @@ class StepPlanner:
         # First in the group's minute, and first in its lane: the end goes out within
         # seconds however busy the group is (its one reserved slot is not spent on an
         # edit of an older message queued before it; those follow, in their own class).
-        plan.add(Send(table.chat, text, keyboard, END_REF, table.thread, priority=END))
+        plan.add(
+            Send(table.chat, text, keyboard, END_REF, table.thread, priority=END, riders=riders)
+        )
         if turn_ref is not None:
             text = self._closed_text(t, table, public, legacy, told, False, None)
             plan.add(Edit(table.chat, turn_ref, text))
@@ -385,14 +431,27 @@ class StepPlanner:
         text: str,
         kb: ui.Keyboard | None,
         deadline: Deadline,
+        riders: Riders | None = None,
     ) -> None:
-        """Send the turn message `ref` (`new`), or edit it. The deadline's moment marked in
-        `text` is shown as the moment `deadline` starts when the message arrives (its
-        delivery starts that deadline, or puts it later: never earlier than shown)."""
+        """Send the turn message `ref` (`new`; `riders` may ride at its top), or edit it.
+        The deadline's moment marked in `text` is shown as the moment `deadline` starts
+        when the message arrives (its delivery starts that deadline, or puts it later:
+        never earlier than shown)."""
         text, offset = ui.take_moment(text)
         at = None if offset is None else Moment(offset, None, deadline.seconds)
         if new:
-            plan.add(Send(table.chat, text, kb, ref, table.thread, deadline=deadline, moment=at))
+            plan.add(
+                Send(
+                    table.chat,
+                    text,
+                    kb,
+                    ref,
+                    table.thread,
+                    deadline=deadline,
+                    moment=at,
+                    riders=riders,
+                )
+            )
         else:
             plan.add(Edit(table.chat, ref, text, kb, deadline=deadline, moment=at))
 

@@ -108,7 +108,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
     story, told = list(record.story), list(before)
     turn_ref = record.turn_ref
     turns = record.turns
-    newest = newest_from_dict(record.newest)
+    newest = newest_before = newest_from_dict(record.newest)
     closings: list[Closing] = []
     for e in events:
         if isinstance(e, ev.TurnStarted):
@@ -175,6 +175,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         told_after=tuple(told),
         closings=tuple(closings),
         newest_after=newest,
+        newest=newest_before,
         turns=record.turns,
         turns_after=turns,
         end_tells_last_turn=game.over and turn_ref is None,

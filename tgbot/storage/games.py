@@ -96,6 +96,7 @@ class GameTx(Writes):
         for user_id in players:
             self.release_player(user_id)
         self.expire[self.keys.messages(self.game_id)] = FINISHED_TTL_S
+        self.expire[self.keys.message_heads(self.game_id)] = FINISHED_TTL_S
 
     def keep_archive(self, text: str, ttl_s: int) -> None:
         """Keep the finished game's archive (its kept record, JSON) beside it for `ttl_s`

@@ -90,6 +90,11 @@ class Keys:
         """Hash: message reference -> Telegram message id (to edit later)."""
         return f"{self.prefix}:{{{_tag(owner)}}}:msgs"
 
+    def message_heads(self, owner: str) -> str:
+        """Hash: message reference -> the quiet turns' verdicts that rode at its top when it
+        was sent (every later state of it keeps them)."""
+        return f"{self.prefix}:{{{_tag(owner)}}}:heads"
+
     def sending(self, owner: str) -> str:
         """Lock held while one process delivers the owner's outbox."""
         return f"{self.prefix}:{{{_tag(owner)}}}:sending"

@@ -74,7 +74,11 @@ if n > 0 then
         local old = redis.call('HGET', KEYS[3], field)
         if old then
           local oseq, oat, oshow = string.match(old, '^(%d+)\\n(%-?%d*)\\n(%d)\\n')
-          if oat and oat ~= '' then queued = oat end
+          -- Queued when the oldest state it carries was, but a required state over an
+          -- optional one from its own time (see lanes._queued_at).
+          local over_optional =
+            bit.band(tonumber(oshow), 2) == 0 and bit.band(tonumber(show), 2) ~= 0
+          if oat and oat ~= '' and not over_optional then queued = oat end
           show = tostring(bit.bor(tonumber(show), tonumber(oshow)))
           -- What the older state reached Telegram as (a show made before a crash) holds
           -- for the newer one: its close must not be taken for that of a show never made.
@@ -201,6 +205,15 @@ return 1
 """
 
 
+# Note a message's head (KEYS[1], field ARGV[1], value ARGV[2]); a TTL (ARGV[3]) only if it
+# has none: a finished game's shorter one stays.
+_HEAD = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return 1
+"""
+
+
 @dataclass(slots=True)
 class LaneEntry:
     """One entry of a chat's lane as a pass reads it: the lane's element (a raw entry, or
@@ -219,12 +232,14 @@ class LaneEntry:
 
 @dataclass(slots=True)
 class Head:
-    """What a pass reads: each chat's lane head, the owner's message ids, and the queued
-    entries it dropped as no entry at all."""
+    """What a pass reads: each chat's lane head, the owner's message ids, the queued
+    entries it dropped as no entry at all, and the verdicts that rode at the top of its
+    messages."""
 
     lanes: dict[int, list[LaneEntry]]
     message_ids: dict[str, int]
     dropped: list[str] = field(default_factory=list)
+    heads: dict[str, str] = field(default_factory=dict)  # see `Keys.message_heads`
 
 
 def progress_field(token: str) -> str:
@@ -247,7 +262,10 @@ def route_of(raw: str) -> tuple[int, str, str, str, int | None] | None:
         return None
     ref = entry.get("ref") or ""
     at = entry.get("at")
-    kind = "s" if entry["op"] == "send" else "e" if ref else "p"
+    # A quiet turn's rider edit is kept as it is, not folded into the message's pending
+    # state: which verdicts it adds must reach the sender (see `contract.plan.Riders`).
+    state = ref and entry.get("rides") is None
+    kind = "s" if entry["op"] == "send" else "e" if state else "p"
     optional = entry.get("optional") or entry["op"] == "close"  # a close: plan.close_keyboard
     flags = (SHOW if entry["op"] == "show" else 0) | (0 if optional else REQUIRED)
     return chat, kind, str(ref), str(flags), at if isinstance(at, int) else None
@@ -279,6 +297,7 @@ class Outboxes:
         self._route = redis.register_script(_ROUTE_AND_READ)
         self._delivered = redis.register_script(_DELIVERED)
         self._rewrite = redis.register_script(_REWRITE)
+        self._head = redis.register_script(_HEAD)
 
     def _pipe(self) -> Any:
         return self.redis.pipeline(transaction=False)
@@ -296,10 +315,11 @@ class Outboxes:
             pipe.lrange(inbox, 0, ROUTE_BATCH - 1)
             pipe.smembers(lanes_key)
             pipe.hgetall(keys.messages(owner))
-            head, members, ids = await pipe.execute()
+            pipe.hgetall(keys.message_heads(owner))
+            head, members, ids, heads = await pipe.execute()
             message_ids = {k: int(v) for k, v in ids.items()}
             if not head and not members:
-                return Head({}, message_ids)
+                return Head({}, message_ids, heads=heads)
             chats = sorted({int(c) for c in members})
             routes = [route_of(raw) for raw in head]
             chats += sorted({r[0] for r in routes if r is not None} - set(chats))
@@ -324,6 +344,7 @@ class Outboxes:
                     {c: lane_entries(row) for c, row in zip(chats, rows, strict=True) if row},
                     message_ids,
                     [raw for raw, route in zip(head, routes, strict=True) if route is None],
+                    heads,
                 )
 
     async def outbox_attempt(self, owner: str, token: str) -> None:
@@ -336,6 +357,11 @@ class Outboxes:
         """Note that a lane entry's in-place show is about to edit message `message_id`, so
         that after a crash a newer state folded into it (its close) is still made there."""
         await self.redis.hset(self.keys.outbox_states(owner), progress_field(token), message_id)
+
+    async def outbox_head(self, owner: str, ref: str, head: str) -> None:
+        """Note the verdicts that ride at the top of the message `ref` (before it is sent:
+        its every later state keeps them)."""
+        await self._head(keys=[self.keys.message_heads(owner)], args=[ref, head, MESSAGE_IDS_TTL_S])
 
     async def outbox_unattempt(self, owner: str, token: str) -> None:
         """Take back `outbox_attempt`: Telegram refused the send (429), so it is not there."""

@@ -18,6 +18,7 @@ from telegram import MessageEntity
 from ..contract.plan import STATUS, Edit, Moment, Op, Send, from_op
 from ..rendering.ui import MOMENT_FORMAT, moment_fallback
 from ..storage.outbox import LaneEntry
+from .message_refs import ref_key
 
 MAX_TEXT = 4096
 
@@ -35,6 +36,7 @@ class Pending:
     # in-place show of it was taken to.
     sent: int | None = None
     asked: bool = False  # a prompt already asked in the page: its deadline has started
+    head: str | None = None  # verdicts that ride at its top, to note before it is sent
 
     @property
     def send(self) -> bool:
@@ -90,7 +92,7 @@ def latest_state(lane: list[Pending]) -> list[Pending]:
             item = Pending(
                 _keeping_what_matters(item.op, superseded.op),
                 superseded.raws + item.raws,
-                item.at if superseded.at is None else superseded.at,  # lag from the oldest
+                _queued_at(superseded, item),
                 # A show sends the message anew when there is none to edit: keep that.
                 item.show or superseded.show,
                 item.sent,
@@ -104,12 +106,27 @@ def latest_state(lane: list[Pending]) -> list[Pending]:
     return [item for i, item in enumerate(kept) if i not in dropped]
 
 
+def _queued_at(older: Pending, newer: Pending) -> int | None:
+    """When the state that replaces `older` counts as queued: from the oldest state it
+    carries (a hold counts from there, and so does the lag), but a required change that
+    replaces an optional one (a verdict over a story state held for it) from its own
+    time: the group was not behind while only what it may leave behind waited."""
+    if older.at is None or (is_optional(older.op) and not is_optional(newer.op)):
+        return newer.at
+    return older.at
+
+
 def _keeping_what_matters(newer: Op, older: Op) -> Op:
     """A newer edit that replaces a waiting older one: an optional newer state (a moved
     moment) must not make the older one's required change (buttons taken away, a
     challenge told) wait for a quiet minute, nor drop the deadline its delivery starts."""
     if not (isinstance(newer, Edit) and isinstance(older, Edit)):
         return newer
+    if newer.rides is not None:
+        # Quiet turns added to a message: with an older rider, the first verdict either
+        # adds; with any other older state (its own verdict, waiting), the edit must go.
+        rides = None if older.rides is None else min(older.rides, newer.rides)
+        newer = replace(newer, rides=rides)
     if newer.optional and not older.optional:
         newer = _required(newer, older.priority)
     if newer.deadline is None and older.deadline is not None:
@@ -121,6 +138,57 @@ def _required(op: Edit, priority: int | None) -> Edit:
     """An optional edit that carries a required state's change: sent now, unheld, in
     `priority`'s class (None: its kind's)."""
     return replace(op, optional=False, hold_ms=0, priority=priority)
+
+
+def with_head(op: Op, head: str) -> Op:
+    """The operation with `head` at the top of its text (its moment's place moved along)."""
+    moment = op.moment
+    if moment is not None:
+        moment = replace(moment, offset=moment.offset + len(head) + 2)
+    return replace(op, text=f"{head}\n\n{op.text}", moment=moment)
+
+
+def ride(lane: list[Pending]) -> list[Pending]:
+    """A group's lane (its latest states kept) with each waiting rider edit (a quiet
+    turn's verdict added to an older message: `Edit.rides`) carried at the top of the
+    next new message that names it (`Send.riders`) instead: one call, not two, and the
+    verdict still told once, in order. The new message keeps them as its head (`head`),
+    and the rider's stored entries go with it."""
+    riders: dict[str, int] = {}  # ref -> index in kept of its waiting rider edit
+    kept: list[Pending | None] = []
+    for item in lane:
+        op = item.op
+        if isinstance(op, Edit) and op.ref:
+            if op.rides is not None:
+                riders[op.ref] = len(kept)
+            else:
+                riders.pop(op.ref, None)
+        elif isinstance(op, Send) and item.send and op.riders is not None:
+            at = riders.pop(op.riders.ref, -1)
+            rider = kept[at] if at >= 0 else None
+            if rider is not None and isinstance(rider.op, Edit) and rider.op.rides is not None:
+                head = "\n\n".join(op.riders.parts[rider.op.rides - 1 :])
+                headed = with_head(op, head)
+                if head and _utf16(headed.text) <= MAX_TEXT:
+                    kept[at] = None
+                    item = replace(item, op=headed, raws=rider.raws + item.raws, head=head)
+        kept.append(item)
+    return [item for item in kept if item is not None]
+
+
+def with_heads(lane: list[Pending], heads: dict[str, str]) -> list[Pending]:
+    """A lane whose later states of a message that verdicts rode on (`ride`) keep them at
+    their top (`heads`: by `message_refs.ref_key`, those noted and those `ride` gave)."""
+    heads = heads | {key: item.head for item in lane if item.head and (key := ref_key(item.op))}
+    if not heads:
+        return lane
+    kept = []
+    for item in lane:
+        head = heads.get(ref_key(item.op) or "")
+        if head is not None and item.head is None and not item.send:
+            item = replace(item, op=with_head(item.op, head))
+        kept.append(item)
+    return kept
 
 
 def merge_sends(lane: list[Pending]) -> list[Pending]:

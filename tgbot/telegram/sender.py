@@ -34,8 +34,10 @@ from .lanes import (
     is_prompt,
     latest_state,
     merge_sends,
+    ride,
     thread_of,
     told_in_page,
+    with_heads,
     with_lane_priority,
     with_moment,
 )
@@ -289,7 +291,12 @@ class Sender:
                         continue
                     lanes.setdefault(chat, []).append(item)
             known = dict(refs)
-            states = {chat: latest_state(lane) for chat, lane in lanes.items()}
+            states = {
+                chat: with_heads(
+                    ride(latest_state(lane)) if chat < 0 else latest_state(lane), head.heads
+                )
+                for chat, lane in lanes.items()
+            }
             if self.app_first_ms:
                 states = await self._page_first(game_id, states, delivered)
             ready = behind_the_table(
@@ -411,6 +418,10 @@ class Sender:
             if is_held(item):
                 continue
             try:
+                if item.head and (key := ref_key(op)):
+                    # Noted before the send: killed after it, the next pass gives its later
+                    # states the same head (and makes the same ride again, if it must send).
+                    await self.store.outboxes.outbox_head(game_id, key, item.head)
                 await self._deliver(game_id, item, refs, max(1, sum(due[i:])))
             except _Deferred:
                 if is_optional(op):
