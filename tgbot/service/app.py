@@ -106,15 +106,18 @@ class AppRoom:
             await self.play.press(person, data, None, chat_id=chat_id), game_id
         )
 
-    async def page_opened(self, game_id: str, user_id: int, stream: str, ttl_s: int) -> None:
-        """A person's page follows the game (its event stream is open): noted, or renewed,
-        for `ttl_s` s; while it is, their new prompts are asked in the page first."""
-        await self.store.app.here(game_id, user_id, stream, ttl_s)
+    async def page_opened(
+        self, game_id: str, user_id: int, stream: str, process: str, ttl_s: int
+    ) -> None:
+        """A person's page follows the game (its event stream is open on `process`, whose
+        pages' lease the edge keeps: `AppStore.pages_alive`); while it does, their new
+        prompts are asked in the page first. `ttl_s`: a stream's longest life."""
+        await self.store.app.here(game_id, user_id, stream, process, ttl_s)
 
-    async def page_closed(self, game_id: str, user_id: int, stream: str) -> None:
+    async def page_closed(self, game_id: str, user_id: int, stream: str, process: str) -> None:
         """A person's page stopped following the game: a prompt of theirs held for the
         page goes to their private chat now (the game's outbox is delivered)."""
-        await self.store.app.gone(game_id, user_id, stream)
+        await self.store.app.gone(game_id, user_id, stream, process)
         await self.steps.committed(game_id)
 
     async def _decided(self, pressed: CallbackResult, game_id: str) -> Decided:

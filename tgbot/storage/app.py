@@ -77,24 +77,56 @@ class AppStore:
         """A request that changed nothing (refused, or storage away): it may come again."""
         await self.redis.delete(self.keys.app_request(user_id, game_id, request_id))
 
-    async def here(self, game_id: str, user_id: int, stream: str, ttl_s: int) -> None:
-        """Note (or renew) that a person's event stream of a game is open, for `ttl_s` s."""
-        key, now_ms = self.keys.app_present(game_id), int(time.time() * 1000)
+    async def here(self, game_id: str, user_id: int, stream: str, process: str, ttl_s: int) -> None:
+        """Note that a person's event stream of a game is open on `process`: it counts while
+        that process's pages live (`pages_alive`), with nothing to renew per page; the
+        game's set lives `ttl_s` after its newest stream opened (a stream's longest life)."""
+        key = self.keys.app_present(game_id)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zremrangebyscore(key, "-inf", now_ms)
-        pipe.zadd(key, {f"{user_id}:{stream}": now_ms + 1000 * ttl_s})
-        pipe.pexpire(key, 1000 * ttl_s)
+        pipe.zadd(key, {f"{user_id}:{stream}:{process}": int(time.time() * 1000)})
+        pipe.expire(key, ttl_s)
         await pipe.execute()
 
-    async def gone(self, game_id: str, user_id: int, stream: str) -> None:
+    async def pages_alive(self, process: str, ttl_ms: int) -> None:
+        """Say that `process` still holds its event streams, for `ttl_ms`."""
+        await self.redis.set(self.keys.app_pages(process), "1", px=ttl_ms)
+
+    async def gone(self, game_id: str, user_id: int, stream: str, process: str) -> None:
         """A person's event stream of a game has ended."""
-        await self.redis.zrem(self.keys.app_present(game_id), f"{user_id}:{stream}")
+        await self.redis.zrem(self.keys.app_present(game_id), f"{user_id}:{stream}:{process}")
 
     async def present(self, game_id: str) -> set[int]:
-        """Who has an event stream of the game open now (one command)."""
-        now_ms = int(time.time() * 1000)
-        members = await self.redis.zrangebyscore(self.keys.app_present(game_id), now_ms, "+inf")
-        return {int(str(m).split(":", 1)[0]) for m in members}
+        """Who has an event stream of the game open now: those noted by a process whose
+        pages live (a process killed leaves its notes, dropped here once its lease ends)."""
+        key, now_ms = self.keys.app_present(game_id), int(time.time() * 1000)
+        members = await self.redis.zrange(key, 0, -1, withscores=True)
+        if not members:
+            return set()
+        noted: dict[str, list[str]] = {}
+        here: set[int] = set()
+        for member, score in members:
+            parts = str(member).split(":")
+            if len(parts) == 3:
+                noted.setdefault(parts[2], []).append(str(member))
+            elif score > now_ms:  # noted by an older version, until it lapses
+                here.add(int(parts[0]))
+        processes = sorted(noted)
+        pipe = self.redis.pipeline(transaction=False)
+        for process in processes:
+            pipe.exists(self.keys.app_pages(process))
+        alive = await pipe.execute() if processes else []
+        dead = [
+            m
+            for process, live in zip(processes, alive, strict=True)
+            if not live
+            for m in noted[process]
+        ]
+        if dead:
+            await self.redis.zrem(key, *dead)
+        for process, live in zip(processes, alive, strict=True):
+            if live:
+                here.update(int(m.split(":", 1)[0]) for m in noted[process])
+        return here
 
     async def issue_ticket(self, ticket: str, grant: dict[str, Any], ttl_s: int) -> None:
         """Keep what a stream ticket grants for `ttl_s` seconds."""

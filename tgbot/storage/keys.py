@@ -189,9 +189,15 @@ class Keys:
 
     def app_present(self, game_id: str) -> str:
         """Sorted set in the game's slot: the event streams open on the game, each
-        `<person>:<stream>` scored by when its presence lapses (epoch ms) unless renewed;
-        a player with one is asked in the page first (telegram/lanes.py `asked_in_page`)."""
+        `<person>:<stream>:<process>`, counted while its process's `app_pages` lives (an
+        older `<person>:<stream>` scored by when it lapses, epoch ms); a player with one
+        is asked in the page first (telegram/lanes.py `asked_in_page`)."""
         return f"{self.prefix}:{{g:{game_id}}}:present"
+
+    def app_pages(self, process: str) -> str:
+        """Set while the process `process` holds event streams open (renewed by one task
+        per process, however many pages it serves): its presences count while it lives."""
+        return f"{self.prefix}:pages:{process}"
 
     def app_request(self, user_id: int, game_id: str, request_id: str) -> str:
         """A Mini App decision's request id in one game and, once accepted, its answer

@@ -11,6 +11,7 @@ process, each ending at a lifetime and when its initData expires.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -41,10 +42,12 @@ log = logging.getLogger(__name__)
 API = "/app/api"
 THROTTLE_WINDOW_S = 10  # as for updates (telegram/handlers.py)
 HEARTBEAT_S = 15.0
-# An open stream says its page follows the game (asked in the page first: lanes.py) for
-# this long, renewed every PRESENCE_RENEW_S while it is open, and no more once it ends.
-PRESENCE_TTL_S = 45
-PRESENCE_RENEW_S = 15.0
+# An open stream says its page follows the game (asked in the page first: lanes.py) while
+# it is open and its process lives: one lease per process for all its pages, lasting
+# PAGES_LEASE_MS, renewed every PAGES_RENEW_S while any is open (an idle page costs Redis
+# nothing); a process killed stops counting within the lease's life.
+PAGES_LEASE_MS = 30_000
+PAGES_RENEW_S = 10.0
 MAX_BODY_BYTES = 4096
 BODY_READ_S = 5.0  # a decision's few bytes come at once; a body slower than this is refused
 TICKET_TTL_S = 60  # a page opens its stream at once with its ticket
@@ -132,6 +135,41 @@ class StreamLimits:
             self.open.pop(stream.user_id, None)
 
 
+class PagesLease:
+    """This process's one lease on the presence of every page whose stream it holds
+    (`AppStore.pages_alive`): taken when a stream opens, renewed by one task while the
+    process holds any, let lapse once it holds none."""
+
+    def __init__(self, limits: StreamLimits, renew: Callable[[str, int], Awaitable[None]]) -> None:
+        self.process = secrets.token_hex(8)
+        self._limits, self._renew = limits, renew
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    async def hold(self) -> None:
+        """A stream opened: the lease is fresh (or renewed now), and kept while any is."""
+        if self._task is None or self._task.done():
+            await self._renew(self.process, PAGES_LEASE_MS)
+            self._task = asyncio.create_task(self._keep())
+
+    def released(self) -> None:
+        """A stream ended: with none left, the keeper stops now (not a renewal later)."""
+        if self._limits.count == 0:
+            self._wake.set()
+
+    async def _keep(self) -> None:
+        while self._limits.count > 0:
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), PAGES_RENEW_S)
+            if self._limits.count == 0:
+                return
+            try:
+                await self._renew(self.process, PAGES_LEASE_MS)
+            except Exception as err:  # tried again in PAGES_RENEW_S, well within the lease
+                log.warning("the pages' lease not renewed: %r", err)
+
+
 class _EventStream(StreamingResponse):
     """A StreamingResponse that frees its place in the limits however it ends (even when
     its body never starts: the client went away first)."""
@@ -162,6 +200,11 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
     """The API's routes, for the one webhook app (`run._app`); `service` gives the process's
     one service, asked for at each request."""
     limits = StreamLimits(config.webapp_streams_per_person, config.webapp_streams_per_process)
+
+    async def renew_pages(process: str, ttl_ms: int) -> None:
+        await service().store.app.pages_alive(process, ttl_ms)
+
+    lease = PagesLease(limits, renew_pages)
 
     def user_of(init_data: str) -> AppUser:
         return validate(init_data, config.bot_token, config.webapp_auth_max_age_s, time.time())
@@ -310,13 +353,11 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     return
                 # Listening first, then reading: a revision committed in between is heard.
                 now, heard = await revision_now(), False
-                await service().page_opened(game, user_id, here, PRESENCE_TTL_S)
-                renew_at = time.time() + PRESENCE_RENEW_S
+                await lease.hold()
+                noted_s = config.webapp_stream_lifetime_s + 60  # the longest a stream lives
+                await service().page_opened(game, user_id, here, lease.process, noted_s)
                 yield ": listening\n\n"
                 while True:
-                    if time.time() >= renew_at:
-                        await service().page_opened(game, user_id, here, PRESENCE_TTL_S)
-                        renew_at = time.time() + PRESENCE_RENEW_S
                     # A record saved again without a step (a prompt's deadline starts once
                     # it is delivered) is told again under the same revision.
                     if now > last or (heard and now == last):
@@ -338,7 +379,8 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     now = got if heard else await revision_now()
 
         async def ended() -> None:
-            await service().page_closed(game, user_id, here)
+            lease.released()
+            await service().page_closed(game, user_id, here, lease.process)
 
         return _EventStream(stream(), limits, held, ended)
 
