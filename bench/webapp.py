@@ -37,7 +37,11 @@ once). The updates' latency, the attempts' outcomes, the process's RSS and file
 descriptors (sampled every 0.2 s) and its log's Traceback/ERROR/WARNING lines. Target:
 updates p99 <= 100 ms, no traceback, RSS bounded. The bots run tests/resilience/
 bot_process.py, whose throttle is off unless `--throttle N` (the bot's default: 30 a
-person in 10 s): without it every attempt reaches the stream limits.
+person in 10 s): without it every attempt reaches the stream limits. The attackers run in
+a process of their own (in this one their connections would hold the loop that times the
+updates). `--split`: the first bot serves only the updates (`SERVE=webhook`), the second
+only the Mini App (`SERVE=app`), and the streams go to the second, as docker-compose.yml
+deploys it.
 
 The Redis server is `--redis-server`, else REDIS_URL, else the tests' (`/usr/bin/
 redis-server`, Debian's Redis 7, when it is there); its version is printed.
@@ -52,6 +56,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -62,6 +67,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -499,6 +505,75 @@ class Webhook:
         await asyncio.gather(*running)
 
 
+@dataclass(frozen=True)
+class Attack:
+    """(d)'s attackers: `streams` event streams to `target` by `accounts`, over `spread` s,
+    each held until the bot ends it or `seconds` s have passed."""
+
+    target: str
+    accounts: list[int]
+    game_ids: list[str]
+    streams: int
+    spread: float
+    seconds: float
+
+
+def run_attack(attack: Attack) -> tuple[Counter[str], dict[str, int]]:
+    """Run `attack` in this (child) process: the attempts' outcomes, and the streams held
+    at once at most, at the end and ended by the bot."""
+    return asyncio.run(_attack(attack))
+
+
+async def _attack(attack: Attack) -> tuple[Counter[str], dict[str, int]]:
+    auth = {a: {"Authorization": "tma " + init_data(a)} for a in attack.accounts}
+    attempts: Counter[str] = Counter()
+    held = {"now": 0, "most": 0, "ended by the bot": 0}
+    no_pool = httpx.Limits(max_connections=attack.streams + 10, max_keepalive_connections=50)
+    client = httpx.AsyncClient(timeout=30, limits=no_pool)
+
+    async def attempt(k: int, due: float) -> None:
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        account = attack.accounts[k % len(attack.accounts)]
+        try:
+            got = await client.post(
+                f"{attack.target}/app/api/ticket",
+                params={"game": attack.game_ids[k % len(attack.game_ids)]},
+                headers=auth[account],
+            )
+            if got.status_code != 200:
+                attempts[f"ticket {got.status_code}"] += 1
+                return
+            params = {"ticket": got.json()["ticket"], "after": "-1"}
+            url = f"{attack.target}/app/api/events"
+            async with client.stream("GET", url, params=params, timeout=None) as stream:
+                attempts[f"stream {stream.status_code}"] += 1
+                if stream.status_code != 200:
+                    return
+                held["now"] += 1
+                held["most"] = max(held["most"], held["now"])
+                try:
+                    async for _ in stream.aiter_lines():
+                        pass
+                    held["ended by the bot"] += 1
+                finally:
+                    held["now"] -= 1
+        except httpx.HTTPError as err:
+            attempts[type(err).__name__] += 1
+
+    started = time.perf_counter()
+    tasks = [
+        asyncio.create_task(attempt(k, started + attack.spread * k / attack.streams))
+        for k in range(attack.streams)
+    ]
+    await asyncio.sleep(attack.seconds)
+    held["at the end"] = held["now"]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await client.aclose()
+    return attempts, held
+
+
 async def abuse(
     args: argparse.Namespace,
     bots: list[str],
@@ -514,10 +589,12 @@ async def abuse(
     alone, for comparison. The process's RSS and file descriptors are sampled."""
     target, pid, log = bots[0], pids[0], logs / "bot0.log"
     accounts = [ABUSE_ACCOUNTS_FROM + i for i in range(args.abuse_accounts)]
-    auth = {a: {"Authorization": "tma " + init_data(a)} for a in accounts}
+    if args.split:  # the streams to the Mini App's own process, the updates to the other
+        target, pid = bots[1], pids[0]
+        hook, log = bots[0], logs / "bot0.log"
+    else:
+        hook = target
     game_ids = list(games)
-    attempts: Counter[str] = Counter()
-    held = {"now": 0, "most": 0, "ended by the bot": 0}
     samples: list[tuple[float, float, int]] = []  # (RSS MB, fds) over time
 
     async def sample() -> None:
@@ -525,41 +602,10 @@ async def abuse(
             samples.append((time.perf_counter(), rss_mb(pid), open_fds(pid)))
             await asyncio.sleep(0.2)
 
-    no_pool = httpx.Limits(max_connections=args.abuse_streams + 10, max_keepalive_connections=50)
-    attack = httpx.AsyncClient(timeout=30, limits=no_pool)
     http = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=100))
 
-    async def attempt(k: int, due: float) -> None:
-        await asyncio.sleep(max(0.0, due - time.perf_counter()))
-        account = accounts[k % len(accounts)]
-        try:
-            got = await attack.post(
-                f"{target}/app/api/ticket",
-                params={"game": game_ids[k % len(game_ids)]},
-                headers=auth[account],
-            )
-            if got.status_code != 200:
-                attempts[f"ticket {got.status_code}"] += 1
-                return
-            params = {"ticket": got.json()["ticket"], "after": "-1"}
-            url = f"{target}/app/api/events"
-            async with attack.stream("GET", url, params=params, timeout=None) as stream:
-                attempts[f"stream {stream.status_code}"] += 1
-                if stream.status_code != 200:
-                    return
-                held["now"] += 1
-                held["most"] = max(held["most"], held["now"])
-                try:
-                    async for _ in stream.aiter_lines():
-                        pass
-                    held["ended by the bot"] += 1
-                finally:
-                    held["now"] -= 1
-        except httpx.HTTPError as err:
-            attempts[type(err).__name__] += 1
-
     tables = [Table(redis, keys, ABUSE_TABLES_FROM + n) for n in range(args.webhook_tables)]
-    webhook = Webhook(http, f"{target}/telegram", tables)
+    webhook = Webhook(http, f"{hook}/telegram", tables)
     sampler = asyncio.create_task(sample())
     lines_before = log_lines(log)
     try:
@@ -574,24 +620,23 @@ async def abuse(
         summary("scheduled -> webhook answered", webhook.latencies)
         started = time.perf_counter()
         spread = args.abuse_spread
-        streams = [
-            asyncio.create_task(attempt(k, started + spread * k / args.abuse_streams))
-            for k in range(args.abuse_streams)
-        ]
-        await webhook.run(args.webhook_rate, args.abuse_seconds)
-        during = [s for s in samples if s[0] >= started]
-        rss_end, fds_end = rss_mb(pid), open_fds(pid)
-        still = held["now"]
-        for task in streams:
-            task.cancel()
-        await asyncio.gather(*streams, return_exceptions=True)
-        await attack.aclose()
+        # The attackers in a process of their own: in this one, their 1,000 connections
+        # would hold the event loop that times the webhook's updates.
+        attack = Attack(target, accounts, game_ids, args.abuse_streams, spread, args.abuse_seconds)
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            attacked = asyncio.get_running_loop().run_in_executor(pool, run_attack, attack)
+            await webhook.run(args.webhook_rate, args.abuse_seconds)
+            during = [s for s in samples if s[0] >= started]
+            rss_end, fds_end = rss_mb(pid), open_fds(pid)
+            attempts, held = await attacked
+        still = held["at the end"]
         await asyncio.sleep(3)
         new_lines = log_lines(log)
         new_lines.subtract(lines_before)
+        where = "the Mini App's own process" if args.split else "the same process"
         print(
             f"(d) with {args.abuse_streams} streams attempted by {len(accounts)} accounts "
-            f"(over {spread:.0f} s, to the same process): attempts {dict(attempts)}; "
+            f"(over {spread:.0f} s, to {where}): attempts {dict(attempts)}; "
             f"streams held at once at most {held['most']}, at the end {still}, ended by "
             f"the bot {held['ended by the bot']}"
         )
@@ -606,6 +651,12 @@ async def abuse(
             f"fds at most {max(s[2] for s in during)}, {fds_end} at the end, "
             f"{open_fds(pid)} after"
         )
+        if args.split:
+            print(
+                f"    (RSS and fds above: the webhook's process; the Mini App's process now "
+                f"{rss_mb(pids[1]):.1f} MB, {open_fds(pids[1])} fds; its log: "
+                f"{dict(log_lines(logs / 'bot1.log')) or 'nothing logged'})"
+            )
     finally:
         sampler.cancel()
         await http.aclose()
@@ -665,7 +716,15 @@ async def main() -> None:
         "there; REDIS_URL, if set, is used instead unless this is given)",
     )
     parser.add_argument("--hold", type=float, default=0, help="keep it all up S s at the end")
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="the first bot SERVE=webhook, the second SERVE=app; (d)'s streams go to the "
+        "second, its updates to the first (needs --skip-fan-out --skip-views)",
+    )
     args = parser.parse_args()
+    if args.split and not (args.skip_fan_out and args.skip_views):
+        parser.error("--split needs --skip-fan-out and --skip-views")
     print(
         f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}"
         f"  load {load_average()}"
@@ -699,7 +758,8 @@ async def main() -> None:
         processes = [spawn(["bench/sim_server.py", str(sim_port)], env)]
         for i, port in enumerate(bot_ports):
             args_ = ["-m", "tests.resilience.bot_process", str(port)]
-            processes.append(spawn(args_, env, str(logs / f"bot{i}.log")))
+            serve = ("webhook", "app")[i] if args.split else "all"
+            processes.append(spawn(args_, {**env, "SERVE": serve}, str(logs / f"bot{i}.log")))
         redis = cast(CountingRedis, CountingRedis.from_url(url))
         version = (await redis.info("server"))["redis_version"]
         server = args.redis_server or os.environ.get("REDIS_URL") or binary_for_tests()
@@ -711,7 +771,8 @@ async def main() -> None:
                 await wait_up(http, f"{sim_url}/botx/getMe")
                 for base in bots:
                     await wait_up(http, f"{base}/healthz")
-                games = await open_games(http, bots, redis, keys, args.games)
+                hooks = bots[:1] if args.split else bots
+                games = await open_games(http, hooks, redis, keys, args.games)
                 print(f"{len(games)} games started; bots' logs in {logs}")
                 idle_base = None
                 if args.idle_seconds and not args.skip_fan_out:

@@ -39,6 +39,10 @@ async def check() -> int:
         report.say(False, "config", str(err))
         return CONFIG_EXIT
     mode = f"webhook mode at {config.webhook_url}" if config.webhook_url else "polling mode"
+    if not config.serves_updates:
+        mode = f"the Mini App only, on port {config.listen_port} (SERVE=app)"
+    elif not config.serves_app:
+        mode += " (SERVE=webhook: no Mini App on this process)"
     report.say(True, "config", mode)
     try:
         catalogs = Catalogs(config.locales_dir)

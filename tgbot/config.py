@@ -19,6 +19,7 @@ HIGHEST_PORT = 65535
 # A webhook secret is guessed by trying it (a wrong one costs a 403): 32 characters at least.
 MIN_SECRET_CHARS = 32
 MAX_SECRET_CHARS = 256  # Telegram's limit
+SERVE_ALL, SERVE_WEBHOOK, SERVE_APP = "all", "webhook", "app"
 APP_PATH = "/app"  # where the webhook app serves the Mini App's page (tgbot/webapp/page.py)
 # BotFather's short name of a Mini App: 3-30 letters, digits and underscores.
 SHORT_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")
@@ -129,6 +130,25 @@ class Config:
     # more are answered 503), above the streams so that updates still get through.
     max_connections: int = 1000
     header_timeout_s: float = 10.0  # a connection's request headers must be in by then
+    # What this process's listener serves (SERVE): "all" (Telegram's updates and the Mini
+    # App), "webhook" (updates only) or "app" (the Mini App only: no webhook is registered).
+    # Split, a burst of page connections never shares the event loop the updates need.
+    serve: str = SERVE_ALL
+
+    @property
+    def listens(self) -> bool:
+        """Whether this process serves HTTP on PORT (else it polls for updates)."""
+        return bool(self.webhook_url) or self.serve == SERVE_APP
+
+    @property
+    def serves_updates(self) -> bool:
+        """Whether this process takes Telegram's updates (by webhook or polling)."""
+        return self.serve != SERVE_APP
+
+    @property
+    def serves_app(self) -> bool:
+        """Whether this process's listener serves the Mini App's page and API."""
+        return self.serve != SERVE_WEBHOOK
 
     @property
     def mini_app_url(self) -> str | None:
@@ -235,6 +255,11 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
     if redis_url:
         _check_redis_url(redis_url)
     webapp_short_name, webapp_url = _mini_app(env, webhook_url)
+    serve = env.get("SERVE", defaults.serve).strip().lower() or defaults.serve
+    if serve not in (SERVE_ALL, SERVE_WEBHOOK, SERVE_APP):
+        raise ConfigError(f"SERVE must be all, webhook or app, got {serve!r}")
+    if serve == SERVE_WEBHOOK and not webhook_url:
+        raise ConfigError("SERVE=webhook needs WEBHOOK_URL (polling serves no listener)")
     deadlines = Deadlines(
         **{
             s.key: _int(env, s.env, getattr(times, s.key), s.lowest, s.highest)
@@ -266,4 +291,5 @@ def load_config(environ: dict[str, str] | None = None, dotenv: Path | None = Non
         webapp_short_name=webapp_short_name,
         webapp_url=webapp_url,
         app_first_s=_int(env, "APP_FIRST_SECONDS", defaults.app_first_s, 0, 60),
+        serve=serve,
     )

@@ -45,9 +45,10 @@ CONCURRENT_UPDATES = 64  # polling mode: updates handled at once
 
 
 async def start_webhook(runtime: Runtime, set_webhook: bool = True) -> None:
-    """Register the webhook and the bot's menus, then start the background loops."""
+    """Register the webhook and the bot's menus (not in a process that serves only the Mini
+    App), then start the background loops."""
     config = runtime.config
-    if set_webhook and config.webhook_url:
+    if set_webhook and config.webhook_url and config.serves_updates:
         await runtime.bot.set_webhook(
             config.webhook_url.rstrip("/") + config.webhook_path,
             secret_token=config.webhook_secret,
@@ -64,7 +65,7 @@ def _app(
 ) -> Starlette:
     """The one webhook app: updates go to (and are decoded with the bot of) `runtime()`,
     the process's one runtime, asked for at each request; the Mini App's routes call its
-    service."""
+    service. `config.serve` says which of the two this process's listener serves."""
 
     async def process(update: Update) -> CallbackAnswer | None:
         return await runtime().process(update)
@@ -85,7 +86,8 @@ def _app(
         config.webhook_secret,
         config.webhook_path,
         lifespan,
-        webapp_routes(service, config),
+        webapp_routes(service, config) if config.serves_app else (),
+        updates=config.serves_updates,
     )
 
 
@@ -183,7 +185,12 @@ async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Ev
     app = _app(config, lambda: runtime)
     server = _Server(server_config(app, config, log_level=config.log_level.lower(), lifespan="off"))
     await start_webhook(runtime)
-    log.info("webhook mode: listening on %s:%s", config.listen_host, config.listen_port)
+    log.info(
+        "webhook mode (serving %s): listening on %s:%s",
+        config.serve,
+        config.listen_host,
+        config.listen_port,
+    )
     served = asyncio.create_task(server.serve(sockets=[sock]))
     stopped = asyncio.create_task(stop.wait())
     await asyncio.wait({served, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -240,7 +247,7 @@ async def serve(config: Config) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    sock = listen_socket(config.listen_host, config.listen_port) if config.webhook_url else None
+    sock = listen_socket(config.listen_host, config.listen_port) if config.listens else None
     # /metrics never on the public listener: on METRICS_PORT (meant for loopback or a
     # private network), in both modes, or not at all.
     if config.metrics_port:
@@ -279,6 +286,7 @@ def setup_logging(config: Config) -> None:
 
 
 def run(config: Config) -> None:
-    """Webhook mode when WEBHOOK_URL is set, else polling; StartupError when it cannot start."""
+    """Webhook mode when WEBHOOK_URL is set (or SERVE=app), else polling; StartupError when
+    it cannot start."""
     setup_logging(config)
     asyncio.run(serve(config))

@@ -27,6 +27,7 @@ OUR_VARIABLES = (
     "LISTEN_",
     "STARTUP_",
     "LOG_LEVEL",
+    "SERVE",
 )
 
 

@@ -19,7 +19,7 @@ def run_bot(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "WEBHOOK_", "REDIS"))}
     return subprocess.run(
         [sys.executable, "-m", "tgbot"],
-        env={**clean, **env},
+        env={**{k: v for k, v in clean.items() if k != "SERVE"}, **env},
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -48,6 +48,9 @@ def run_bot(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[
         ({"BOT_TOKEN": TOKEN, "REDIS_URL": "localhost:6379"}, "REDIS_URL"),
         ({"BOT_TOKEN": TOKEN, "LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
         ({"BOT_TOKEN": TOKEN, "MESSAGES_PER_SECOND": "5000"}, "MESSAGES_PER_SECOND"),
+        ({"BOT_TOKEN": TOKEN, "SERVE": "everything"}, "SERVE"),
+        # A process that takes no updates by webhook would poll: it has no listener.
+        ({"BOT_TOKEN": TOKEN, "SERVE": "webhook"}, "SERVE=webhook"),
     ],
 )
 def test_bad_configuration_stops_with_one_line(
@@ -136,6 +139,13 @@ def test_compose_runs_the_bot_behind_a_healthy_persistent_redis() -> None:
     # Every documented setting reaches the container: the whole .env file is passed.
     assert [entry["path"] for entry in bot["env_file"]] == [".env"]
     assert all(port.startswith("127.0.0.1:") for port in bot["ports"])
+    # The Mini App on a process of its own: a burst of pages never holds up the updates.
+    app = compose["services"]["app"]
+    assert (bot["environment"]["SERVE"], app["environment"]["SERVE"]) == ("webhook", "app")
+    assert app["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert [entry["path"] for entry in app["env_file"]] == [".env"]
+    assert all(port.startswith("127.0.0.1:") for port in app["ports"])
+    assert app["ports"] != bot["ports"]
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "\nUSER coup" in dockerfile and "HEALTHCHECK" in dockerfile
     assert "--require-hashes -r requirements.lock" in dockerfile

@@ -45,6 +45,7 @@ def main() -> None:
         person_updates_per_10s=int(os.environ.get("PERSON_UPDATES_PER_10S", "100000")),
         messages_per_second=int(os.environ.get("MESSAGES_PER_SECOND", "30")),
         private_messages_per_second=100_000,
+        serve=os.environ.get("SERVE", "all"),
     )
     uvicorn.run(
         webhook_app(config, set_webhook=False),

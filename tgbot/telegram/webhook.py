@@ -33,6 +33,7 @@ def build_webhook_app(
     path: str,
     lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
     routes: Sequence[BaseRoute] = (),
+    updates: bool = True,
 ) -> Starlette:
     """An ASGI app that answers only after the update's step is committed; it also serves
     GET /healthz and `routes` (the Mini App's). Never /metrics: that is served apart, on
@@ -40,7 +41,8 @@ def build_webhook_app(
 
     `bot` gives the process's one bot object, which the updates are decoded with.
     A button press's answer rides in the response body (Telegram runs the method it names),
-    which saves the bot one request per press.
+    which saves the bot one request per press. `updates` False: no update route (a process
+    that serves only the Mini App, `SERVE=app`).
     """
 
     async def telegram(request: Request) -> Response:
@@ -116,11 +118,8 @@ def build_webhook_app(
             ok = False
         return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
 
+    update_routes = [Route(path, telegram, methods=["POST"])] if updates else []
     return Starlette(
-        routes=[
-            Route(path, telegram, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-            *routes,
-        ],
+        routes=[*update_routes, Route("/healthz", healthz, methods=["GET"]), *routes],
         lifespan=lifespan,
     )
