@@ -77,19 +77,19 @@ async def make_game(
     ]
     for p in people:
         await store.prefs.set_user_prefs(p.id, dm="1", lang="ka", name=p.name)
-    await handled(store, chat, lambda u: service.new_game(chat, None, people[0], u))
+    await handled(store, chat, lambda u: service.lobby.new_game(chat, None, people[0], u))
     game_id = await store.commits.get(service.store.keys.chat_game(chat))
     assert game_id
     for p in people[1:]:
-        await handled(store, chat, lambda u, p=p: service.join(game_id, p, u))
-    await handled(store, chat, lambda u: service.start_game(game_id, people[0], u))
+        await handled(store, chat, lambda u, p=p: service.lobby.join(game_id, p, u))
+    await handled(store, chat, lambda u: service.lobby.start_game(game_id, people[0], u))
     # The sender delivers the lobby and the first prompts at once and notes their ids (a
     # group's under its chat, as the sender keeps them).
     ids = {f"lobby@{chat}": 999} | {f"prompt:{p.id}": 1000 + i for i, p in enumerate(people)}
     await store.outboxes.outbox_delivered(game_id, {}, ids)
     done = 0
     while moves is None or done < moves:
-        record = await service.game_of_chat(chat)
+        record = await service.queries.game_of_chat(chat)
         if record is None or record.status != "playing":
             break
         game = record.game()
@@ -111,7 +111,9 @@ async def make_game(
         at_table = waiting.kind is DecisionKind.RESPONSE and record.answers != "private"
         where = chat if at_table else pid
         result = await handled(
-            store, where, lambda u, p=person, d=data, c=where: service.press(p, d, u, chat_id=c)
+            store,
+            where,
+            lambda u, p=person, d=data, c=where: service.play.press(p, d, u, chat_id=c),
         )
         after = await store.commits.get_json(service.store.keys.game(game_id))
         if after is None or after["rev"] == record.rev:

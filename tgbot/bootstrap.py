@@ -135,10 +135,10 @@ class Runtime:
         # whose commits are delivered: the one cycle, closed here and only here.
 
         async def migrated(old_chat: int, new_chat: int) -> None:
-            await service.chat_migrated(old_chat, new_chat)
+            await service.lobby.chat_migrated(old_chat, new_chat)
 
         async def prompt_delivered(game_id: str, context: int, seconds: int) -> None:
-            await service.prompt_delivered(game_id, context, seconds)
+            await service.deadlines.prompt_delivered(game_id, context, seconds)
 
         sender = Sender(
             bot,
@@ -227,7 +227,7 @@ class Runtime:
 
     async def _fire_deadlines(self) -> None:
         metrics.cause.set("deadline")
-        metrics.DEADLINES_FIRED.inc(await self.service.claim_and_fire())
+        metrics.DEADLINES_FIRED.inc(await self.service.deadlines.claim_and_fire())
 
     async def _read_gauges(self) -> None:
         store, now_ms = self.service.store, int(time.time() * 1000)

@@ -87,13 +87,13 @@ async def test_a_game_gone_while_asked_is_refused_in_the_askers_language(
             service = runtime.service
             host, guest = Person(1020, "Host", "ka"), Person(1021, "Guest", "en")
             for person in (host, guest):
-                await service.private_started(person, None)
-            await service.new_game(-1020, None, host)
-            record = await service.game_of_chat(-1020)
+                await service.lobby.private_started(person, None)
+            await service.lobby.new_game(-1020, None, host)
+            record = await service.queries.game_of_chat(-1020)
             assert record is not None
             await service.store.redis.delete(service.store.keys.game(record.id))
             with pytest.raises(UserError) as refused:
-                await service.join(record.id, guest)
+                await service.lobby.join(record.id, guest)
             assert refused.value.said == Said(Refusal.GAME_OVER, "en")
             words = notices.say(service.catalogs.get("en"), refused.value.said)
             assert words == "This game is over."

@@ -32,8 +32,8 @@ async def test_embedded_redis_keeps_a_game_across_a_restart(tmp_path: Path) -> N
         assert first.embedded is not None and first.embedded.process is not None
         pid = first.embedded.process.pid
         creator = Person(1, "Nika", "ka")
-        await first.service.private_started(creator, None)
-        await first.service.new_game(-5, None, creator)
+        await first.service.lobby.private_started(creator, None)
+        await first.service.lobby.new_game(-5, None, creator)
         await first.deliveries.drain(10)
         await first.close()
         assert not alive(pid), "the private Redis stops with the bot"
@@ -41,7 +41,7 @@ async def test_embedded_redis_keeps_a_game_across_a_restart(tmp_path: Path) -> N
 
         second = await Runtime.create(config)
         try:
-            record = await second.service.game_of_chat(-5)
+            record = await second.service.queries.game_of_chat(-5)
             assert record is not None and [s.name for s in record.players] == ["Nika"]
         finally:
             await second.close()

@@ -2,7 +2,7 @@
 
 `GameService` builds the rooms around one `GameSteps` (service/core.py): preferences,
 lobby, play, deadlines, queries and history, each given what it needs in its
-constructor, and offers their public operations as its own. Nothing here talks to
+constructor; the edges call each room by name (`service.play.press`). Nothing here talks to
 Telegram: `notify` hears of every commit, and the edge delivers it.
 """
 
@@ -60,11 +60,11 @@ class ServiceSettings:
 
 
 class GameService:
-    """Every game operation, as compare-and-set transactions on Redis.
-
-    A facade: each operation is a room's own bound method (its signature and docstring
-    are the room's), so a call costs no extra hop.
-    """
+    """Every game operation, as compare-and-set transactions on Redis, in its room:
+    `prefs` (languages and settings), `steps` (a reply that changes nothing else),
+    `lobby` (the lobby and the group's changes), `play` (presses of game buttons), `app`
+    (the Mini App), `hand` (My cards, More time), `deadlines`, `queries` (reads) and
+    `history` (records, the claim tracker, replays)."""
 
     def __init__(
         self,
@@ -89,61 +89,14 @@ class GameService:
             settings.app_links,
             clock,
         )
-        prefs = Preferences(steps, settings.defaults)
-        lobby = LobbyRoom(steps, prefs, settings.bot_username, new_seed)
-        play = PlayRoom(steps, prefs, lobby)
-        deadlines = DeadlineRoom(steps, lobby)
-        queries = QueryRoom(steps, prefs)
-        app = AppRoom(steps, play)
-        hand = HandRoom(steps)
-        # Languages and settings.
-        self.person_language = prefs.person_language
-        self.translator_for = prefs.translator_for
-        self.group_translator = prefs.group_translator
-        self.chat_settings = prefs.chat_settings
-        self.change_setting = prefs.change_setting
-        self.set_language = prefs.set_language
-        # A reply to an update that changed nothing else.
-        self.reply = steps.reply
-        # The lobby, and the group's changes.
-        self.new_game = lobby.new_game
-        self.join = lobby.join
-        self.leave_lobby_or_game = lobby.leave_lobby_or_game
-        self.start_game = lobby.start_game
-        self.change_ai = lobby.change_ai
-        self.cancel = lobby.cancel
-        self.play_again = lobby.play_again
-        self.private_started = lobby.private_started
-        self.join_link = lobby.join_link
-        self.start_link = lobby.start_link
-        self.toggle_notify = lobby.toggle_notify
-        self.chat_closed = lobby.chat_closed
-        self.chat_migrated = lobby.chat_migrated
-        # Presses of game buttons.
-        self.press = play.press
-        # The Mini App.
-        self.app_view = app.app_view
-        self.app_decide = app.app_decide
-        self.page_opened = app.page_opened
-        self.page_closed = app.page_closed
-        # 👁 My cards and ⏳ More time.
-        self.my_cards = hand.my_cards
-        self.more_time = hand.more_time
-        # Deadlines.
-        self.fire_deadline = deadlines.fire_deadline
-        self.prompt_delivered = deadlines.prompt_delivered
-        self.claim_and_fire = deadlines.claim_and_fire
-        # Reads.
-        self.game_of_chat = queries.game_of_chat
-        self.game_of_person = queries.game_of_person
-        self.board = queries.board
-        self.group_rules = queries.group_rules
-        self.person_rules = queries.person_rules
-        self.my_stats = queries.my_stats
-        self.leaderboard = queries.leaderboard
-        self.global_leaderboard = queries.global_leaderboard
-        # Records, the claim tracker and replays.
-        self.claims = history.claims
-        self.replay_for_group = history.replay_for_group
-        self.replay_for_person = history.replay_for_person
-        self.replay_pressed = history.replay_pressed
+        # The rooms, which the edges call by name (`service.play.press`): each built once,
+        # here, with what it needs in its constructor.
+        self.steps = steps
+        self.history = history
+        self.prefs = Preferences(steps, settings.defaults)
+        self.lobby = LobbyRoom(steps, self.prefs, settings.bot_username, new_seed)
+        self.play = PlayRoom(steps, self.prefs, self.lobby)
+        self.deadlines = DeadlineRoom(steps, self.lobby)
+        self.queries = QueryRoom(steps, self.prefs)
+        self.app = AppRoom(steps, self.play)
+        self.hand = HandRoom(steps)

@@ -81,23 +81,25 @@ async def _help(c: CommandCall) -> Reply:
 async def _rules(c: CommandCall) -> Reply:
     # The group's variant; in private, the variant of the game one is in.
     if c.group:
-        first, *more = await c.service.group_rules(c.chat_id, c.t)
+        first, *more = await c.service.queries.group_rules(c.chat_id, c.t)
     else:
-        first, *more = await c.service.person_rules(c.person, c.t)
+        first, *more = await c.service.queries.person_rules(c.person, c.t)
     return Reply(first, more=tuple(more))
 
 
 async def _group_game(c: CommandCall) -> GameRecord | None:
-    return await c.service.game_of_chat(c.chat_id, c.origin.update)
+    return await c.service.queries.game_of_chat(c.chat_id, c.origin.update)
 
 
 async def _newgame(c: CommandCall) -> Reply | None:
     origin = c.origin
-    return await c.service.new_game(c.chat_id, origin.thread_id, c.person, origin.update, c.title)
+    return await c.service.lobby.new_game(
+        c.chat_id, origin.thread_id, c.person, origin.update, c.title
+    )
 
 
 async def _notify(c: CommandCall) -> Reply:
-    return await c.service.toggle_notify(c.chat_id, c.person, c.service.start_link())
+    return await c.service.lobby.toggle_notify(c.chat_id, c.person, c.service.lobby.start_link())
 
 
 async def _join(c: CommandCall) -> Reply | None:
@@ -105,10 +107,10 @@ async def _join(c: CommandCall) -> Reply | None:
     if record is None:
         return Reply(replies.no_game_here(c.t))
     try:
-        await c.service.join(record.id, c.person, c.origin.update, reply_to=c.origin)
+        await c.service.lobby.join(record.id, c.person, c.origin.update, reply_to=c.origin)
     except NeedsStart:  # the bot may not write to them yet: a deep link, in their language
-        t = await c.service.translator_for(c.person)
-        screen = replies.open_the_bot_first(t, c.person.name, c.service.join_link(record.id))
+        t = await c.service.prefs.translator_for(c.person)
+        screen = replies.open_the_bot_first(t, c.person.name, c.service.lobby.join_link(record.id))
         return Reply(screen.text, screen.keyboard)
     return None
 
@@ -119,10 +121,10 @@ async def _leave(c: CommandCall) -> Reply | None:
         if record is None:
             return Reply(replies.no_game_here(c.t))
     else:
-        record = await c.service.game_of_person(c.person.id, c.origin.update)
+        record = await c.service.queries.game_of_person(c.person.id, c.origin.update)
         if record is None:
             return Reply(replies.not_in_a_game(c.t))
-    await c.service.leave_lobby_or_game(record.id, c.person, c.origin.update, c.origin)
+    await c.service.lobby.leave_lobby_or_game(record.id, c.person, c.origin.update, c.origin)
     return None
 
 
@@ -130,7 +132,7 @@ async def _startgame(c: CommandCall) -> Reply | None:
     record = await _group_game(c)
     if record is None:
         return Reply(replies.no_game_here(c.t))
-    await c.service.start_game(record.id, c.person, c.origin.update)
+    await c.service.lobby.start_game(record.id, c.person, c.origin.update)
     return None
 
 
@@ -138,50 +140,50 @@ async def _cancel(c: CommandCall) -> Reply | None:
     record = await _group_game(c)
     if record is None:
         return Reply(replies.no_game_here(c.t))
-    await c.service.cancel(record.id, c.person, c.is_admin, c.origin.update)
+    await c.service.lobby.cancel(record.id, c.person, c.is_admin, c.origin.update)
     return None
 
 
 async def _board(c: CommandCall) -> Reply:
-    return await c.service.board(c.chat_id)
+    return await c.service.queries.board(c.chat_id)
 
 
 async def _top(c: CommandCall) -> Reply:
     if c.group:
-        return await c.service.leaderboard(c.chat_id)
-    return await c.service.global_leaderboard(c.t)  # the board of all groups
+        return await c.service.queries.leaderboard(c.chat_id)
+    return await c.service.queries.global_leaderboard(c.t)  # the board of all groups
 
 
 async def _claims(c: CommandCall) -> Reply:
     if c.group:
         record = await _group_game(c)
     else:
-        record = await c.service.game_of_person(c.person.id, c.origin.update)
+        record = await c.service.queries.game_of_person(c.person.id, c.origin.update)
         if record is None:  # /newgame, the group's advice, does not work here
             return Reply(replies.not_in_a_game(c.t))
-    return c.service.claims(record, c.t)
+    return c.service.history.claims(record, c.t)
 
 
 async def _replay(c: CommandCall) -> None:
     if c.group:  # the group's last game, public log only
-        await c.service.replay_for_group(c.origin, c.t)
+        await c.service.history.replay_for_group(c.origin, c.t)
     else:  # the public log, then the person's own view
-        await c.service.replay_for_person(c.person, c.origin, c.args)
+        await c.service.history.replay_for_person(c.person, c.origin, c.args)
 
 
 async def _settings(c: CommandCall) -> Reply:
     if not await c.is_admin(c.chat_id):
         return Reply(replies.settings_for_admins(c.t))
-    screen = settings_screens.settings_screen(c.t, await c.service.chat_settings(c.chat_id))
+    screen = settings_screens.settings_screen(c.t, await c.service.prefs.chat_settings(c.chat_id))
     return Reply(screen.text, screen.keyboard)
 
 
 async def _start(c: CommandCall) -> None:
-    await c.service.private_started(c.person, c.args or None, c.origin)
+    await c.service.lobby.private_started(c.person, c.args or None, c.origin)
 
 
 async def _stats(c: CommandCall) -> Reply:
-    return await c.service.my_stats(c.person)
+    return await c.service.queries.my_stats(c.person)
 
 
 async def _language(c: CommandCall) -> Reply:

@@ -259,19 +259,19 @@ class Dispatcher:
         member = update.my_chat_member
         assert member is not None  # what ChatMemberHandler(MY_CHAT_MEMBER) matched
         if member.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
-            await self.service.chat_closed(member.chat.id)
+            await self.service.lobby.chat_closed(member.chat.id)
 
     async def _migrated(self, update: Update, _: object, __: Handling | None) -> None:
         message = update.message
         assert message is not None
         if message.migrate_to_chat_id:  # said in the old group (the new one says "from")
-            await self.service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
+            await self.service.lobby.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
     async def _left(self, update: Update, _: object, __: Handling | None) -> None:
         message = update.message
         assert message is not None and message.left_chat_member is not None
         if message.left_chat_member.id == self.bot.id:
-            await self.service.chat_closed(message.chat.id)
+            await self.service.lobby.chat_closed(message.chat.id)
 
     # ---- buttons -------------------------------------------------------------------
 
@@ -282,7 +282,7 @@ class Dispatcher:
         over = await self._over_limit(person.id, handling)
         if over:
             if over == 1:
-                t = await self.service.translator_for(person)
+                t = await self.service.prefs.translator_for(person)
                 return CallbackAnswer(query.id, replies.too_fast(t))
             return CallbackAnswer(query.id)  # stops the spinner, says nothing
         route = first_match(self._buttons, update)
@@ -292,7 +292,7 @@ class Dispatcher:
         return answer
 
     async def _not_valid(self, query_id: str, person: Person) -> CallbackAnswer:
-        t = await self.service.translator_for(person)
+        t = await self.service.prefs.translator_for(person)
         return CallbackAnswer(query_id, replies.button_not_valid(t), True)
 
     async def _language_pressed(
@@ -305,7 +305,7 @@ class Dispatcher:
         if message is None or message.chat.id != person.id:  # the screen is in private
             return await self._not_valid(query.id, person)
         try:
-            said = await self.service.set_language(person, found.group(1))
+            said = await self.service.prefs.set_language(person, found.group(1))
         except UserError as err:
             return CallbackAnswer(query.id, service_text(self.service.catalogs, err))
         return CallbackAnswer(query.id, service_text(self.service.catalogs, said))
@@ -316,7 +316,7 @@ class Dispatcher:
         query = update.callback_query
         assert query is not None and isinstance(query.data, str)
         person = person_of(query.from_user)
-        result = await self.service.replay_pressed(person, query.data, handling)
+        result = await self.service.history.replay_pressed(person, query.data, handling)
         return CallbackAnswer(query.id, service_text(self.service.catalogs, result), result.alert)
 
     async def _hand_pressed(
@@ -328,9 +328,11 @@ class Dispatcher:
         person = person_of(query.from_user)
         service = self.service
         if str(query.data).startswith(callbacks.MY_CARDS_PREFIX):
-            result = await service.my_cards(person, found.group(1), handling)
+            result = await service.hand.my_cards(person, found.group(1), handling)
         else:
-            result = await service.more_time(person, found.group(1), int(found.group(2)), handling)
+            result = await service.hand.more_time(
+                person, found.group(1), int(found.group(2)), handling
+            )
         text = result.text if result.text is not None else service_text(service.catalogs, result)
         return CallbackAnswer(query.id, text, result.alert)
 
@@ -343,7 +345,7 @@ class Dispatcher:
         data = query.data if isinstance(query.data, str) else ""
         message = query.message
         chat_id = message.chat.id if message is not None else None
-        result = await self.service.press(
+        result = await self.service.play.press(
             person,
             data,
             handling,
@@ -375,12 +377,14 @@ class Dispatcher:
             return await self._not_valid(query.id, person)
         chat_id = message.chat.id
         if not await self._admin_check(person.id)(chat_id):
-            t = await self.service.translator_for(person)
+            t = await self.service.prefs.translator_for(person)
             return CallbackAnswer(query.id, replies.settings_for_admins(t), True)
 
         # The screen's new look is queued in the group's outbox, in its replies' share of
         # the group's minute; the answer names the new value at once.
-        current = await self.service.change_setting(chat_id, key, handling, message.message_id)
+        current = await self.service.prefs.change_setting(
+            chat_id, key, handling, message.message_id
+        )
         t = self.service.catalogs.get(current.language)
         return CallbackAnswer(query.id, settings_screens.setting_label(t, current, key))
 
@@ -395,10 +399,10 @@ class Dispatcher:
         person = person_of(message.from_user)
         if await self._over_limit(person.id, handling):
             return
-        t = await self.service.translator_for(person)
+        t = await self.service.prefs.translator_for(person)
         name = (message.text or "/").split()[0].split("@")[0]
         origin = Origin(handling, message.chat.id)
-        await self.service.reply(origin, Reply(replies.group_only(t, name)))
+        await self.service.steps.reply(origin, Reply(replies.group_only(t, name)))
 
     def _command_route(self, command: Command) -> Route:
         """The route of one command of the table: CommandHandler found it and its words."""
@@ -415,7 +419,9 @@ class Dispatcher:
     async def _translator(self, chat_id: int, person: Person, group: bool) -> Translator:
         service = self.service
         return await (
-            service.group_translator(chat_id) if group else service.translator_for(person)
+            service.prefs.group_translator(chat_id)
+            if group
+            else service.prefs.translator_for(person)
         )
 
     async def _command(
@@ -438,7 +444,7 @@ class Dispatcher:
         if over:
             if over == 1:
                 t = await self._translator(message.chat.id, person, group)
-                await self.service.reply(origin, Reply(replies.too_fast(t)))
+                await self.service.steps.reply(origin, Reply(replies.too_fast(t)))
             return
         t = await self._translator(message.chat.id, person, group)
         admin_check = self._admin_check(person.id, message.chat.id if anonymous_admin else None)
@@ -456,4 +462,4 @@ class Dispatcher:
             except UserError as err:
                 reply = Reply(service_text(self.service.catalogs, err))
         if reply is not None:
-            await self.service.reply(origin, reply)
+            await self.service.steps.reply(origin, reply)

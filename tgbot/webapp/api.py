@@ -240,7 +240,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         game = game_param(request)
         if game == "":
             return _error(400, "bad game")
-        shown = await service().app_view(called[0], game)
+        shown = await service().app.app_view(called[0], game)
         if shown is None:
             return _error(404, "no game")
         return JSONResponse(shown)
@@ -279,7 +279,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                 return JSONResponse({"ok": False, "error": "busy"}, status_code=409)
             return JSONResponse(before["body"], status_code=int(before["status"]))
         try:
-            decided = await service().app_decide(person, game, revision, code)
+            decided = await service().app.app_decide(person, game, revision, code)
         except BaseException:
             await store.forget_request(person.id, game, request_id)  # it changed nothing
             raise
@@ -355,7 +355,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                 now, heard = await revision_now(), False
                 await lease.hold()
                 noted_s = config.webapp_stream_lifetime_s + 60  # the longest a stream lives
-                await service().page_opened(game, user_id, here, lease.process, noted_s)
+                await service().app.page_opened(game, user_id, here, lease.process, noted_s)
                 yield ": listening\n\n"
                 while True:
                     # A record saved again without a step (a prompt's deadline starts once
@@ -380,7 +380,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
 
         async def ended() -> None:
             lease.released()
-            await service().page_closed(game, user_id, here, lease.process)
+            await service().app.page_closed(game, user_id, here, lease.process)
 
         return _EventStream(stream(), limits, held, ended)
 
