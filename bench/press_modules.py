@@ -41,8 +41,8 @@ How it counts:
   the press's messages instead of the press's own task would show.
 
 Run: `python bench/press_modules.py [--press income|challenge] [--presses 3] [--modules]
-[--functions]`. `--press challenge`: the first player claims Tax, and the other's Challenge
-press on the group's turn message is traced. Each press also prints how many times, before
+[--functions] [--rooms]`. `--press challenge`: the first player claims Tax, and the other's
+Challenge press on the group's turn message is traced. Each press also prints how many times, before
 the HTTP answer, a game record was decoded and a game rebuilt from its stored state. To measure
 another commit, check it out in a worktree and run this file from its root (it puts the
 root it sits in first on sys.path; it prints which tgbot it traced). On 4df5cbf, the
@@ -279,6 +279,9 @@ async def main() -> None:
     )
     parser.add_argument("--modules", action="store_true", help="list the modules of each press")
     parser.add_argument("--functions", action="store_true", help="and the functions entered")
+    parser.add_argument(
+        "--rooms", action="store_true", help="the changes of room before the answer, by rooms"
+    )
     args = parser.parse_args()
     wrapped = lambda *a, **k: marked(harness_app(*a, **k))  # noqa: E731
     harness.webhook_app = wrapped  # type: ignore[attr-defined,assignment]
@@ -320,6 +323,15 @@ async def main() -> None:
                     by_room[room(m)].append(f"{m.split('/')[-1]} ({where} {into[m]})")
                 for r, names in sorted(by_room.items()):
                     print(f"    {r}: {', '.join(names)}")
+            if args.rooms and i == args.presses - 1:
+                pairs = Counter(
+                    f"{room(a)} -> {room(b)}"
+                    for a, b in traced.calls["answer"]
+                    if a is not None and room(a) != room(b)
+                )
+                print("  changes of room before the HTTP answer, by caller -> callee room:")
+                for pair, n in pairs.most_common():
+                    print(f"    {pair}: {n}")
             if args.functions and i == args.presses - 1:
                 print("  functions entered, by module (times):")
                 for m, entered in sorted(traced.functions.items()):
