@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from tgbot.contract.plan import Fallback
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PTB_TIMEDELTA", "1")
 
@@ -66,7 +68,7 @@ async def measure(
     store = Store(connect(url), Keys(prefix))
     bot = make_bot(config, store)
     await bot.initialize()
-    sender = Sender(bot, store, _nothing_moves, _no_deadline)
+    sender = Sender(bot, store, _nothing_moves, _no_deadline, _nobody_refused)
     owners = [f"busy{games}g{i}" for i in range(games)]
     for i, owner in enumerate(owners):
         await store.redis.set(store.keys.game(owner), "{}")
@@ -111,3 +113,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
     asyncio.run(main([int(g) for g in args.games.split(",")], args.messages, args.seconds))
+
+
+async def _nobody_refused(game_id: str, user_id: int, fallback: Fallback | None) -> None:
+    raise AssertionError(f"no private message of {game_id} is refused here ({user_id})")

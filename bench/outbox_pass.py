@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from tgbot.contract.plan import Fallback
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("PTB_TIMEDELTA", "1")
 
@@ -67,7 +69,7 @@ async def measure(url: str, sim_port: int, size: int, passes: int) -> tuple[floa
     store = Store(connect(url), Keys(prefix))
     bot = make_bot(config, store)
     await bot.initialize()
-    sender = Sender(bot, store, _nothing_moves, _no_deadline)
+    sender = Sender(bot, store, _nothing_moves, _no_deadline, _nobody_refused)
     owner = f"bench{size}"
     await store.redis.set(store.keys.game(owner), "{}")
     await store.windows.hold_chat(GROUP, 3_600_000)  # the group's window: full for the whole run
@@ -118,3 +120,7 @@ if __name__ == "__main__":
     parser.add_argument("--passes", type=int, default=5)
     args = parser.parse_args()
     asyncio.run(main([int(s) for s in args.sizes.split(",")], args.passes))
+
+
+async def _nobody_refused(game_id: str, user_id: int, fallback: Fallback | None) -> None:
+    raise AssertionError(f"no private message of {game_id} is refused here ({user_id})")

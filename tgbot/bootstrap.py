@@ -21,6 +21,7 @@ from telegram.request import HTTPXRequest
 from . import metrics
 from .config import Config
 from .contract.languages import DEFAULT_LANGUAGE
+from .contract.plan import Fallback
 from .rendering import app_links, profile
 from .rendering.i18n import CatalogError, Catalogs
 from .service.game_service import GameService, ServiceSettings
@@ -131,8 +132,9 @@ class Runtime:
                 raise StartupError(str(err), UNREACHABLE_EXIT) from None
             raise
         metrics.watch_gc()
-        # A delivery reports back to the service (a prompt delivered, a group migrated),
-        # whose commits are delivered: the one cycle, closed here and only here.
+        # A delivery reports back to the service (a prompt delivered, a group migrated, a
+        # person unreachable), whose commits are delivered: the one cycle, closed here and
+        # only here.
 
         async def migrated(old_chat: int, new_chat: int) -> None:
             await service.lobby.chat_migrated(old_chat, new_chat)
@@ -140,11 +142,15 @@ class Runtime:
         async def prompt_delivered(game_id: str, context: int, seconds: int) -> None:
             await service.deadlines.prompt_delivered(game_id, context, seconds)
 
+        async def unreachable(game_id: str, user_id: int, fallback: Fallback | None) -> None:
+            await service.prefs.mark_unreachable(game_id, user_id, fallback)
+
         sender = Sender(
             bot,
             store,
             on_migrated=migrated,
             on_prompt_delivered=prompt_delivered,
+            on_unreachable=unreachable,
             app_first_ms=1000 * config.app_first_s,
         )
         deliveries = Deliveries(sender)

@@ -19,7 +19,7 @@ from tests.telegram_sim.server import TelegramSim
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
 from tgbot.contract import callbacks as buttons
-from tgbot.contract.plan import Deadline, Edit, Op, Send
+from tgbot.contract.plan import Deadline, Edit, Fallback, Op, Send
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes
@@ -48,7 +48,7 @@ async def _queued(h: Harness, url: str, chat: int, ops: list[Op]) -> tuple[Confi
 
 async def _sender(config: Config, store: Store) -> Sender:
     """A process's sender, its bot ready."""
-    sender = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
+    sender = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline, _nobody_refused)
     await sender.bot.initialize()
     return sender
 
@@ -322,3 +322,7 @@ async def test_a_prompt_shown_in_place_then_answered_after_a_kill_is_closed(
         assert [(m.text, bool(m.keyboard)) for m in h.sim.messages(chat)] == [("second: Go", False)]
         assert await outbox_head(store, owner) is None
         await store.redis.aclose()
+
+
+async def _nobody_refused(game_id: str, user_id: int, fallback: Fallback | None) -> None:
+    raise AssertionError(f"no private message of {game_id} is refused here ({user_id})")

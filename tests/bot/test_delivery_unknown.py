@@ -19,7 +19,7 @@ from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
-from tgbot.contract.plan import Send, close_keyboard
+from tgbot.contract.plan import Fallback, Send, close_keyboard
 from tgbot.contract.steps import LOBBY_REF, prompt_ref
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
@@ -231,7 +231,7 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_clos
     async with running_bot(redis_server_url) as h:
         chat, owner = 9470, chat_owner(9470)
         config, store = await queued_prompt(h, redis_server_url, chat)
-        first = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
+        first = _sender(config, store)
         await first.bot.initialize()
         h.sim.delay("sendMessage", chat, 1.0)
         flushing = asyncio.create_task(first.flush(owner))
@@ -245,7 +245,7 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_clos
         await first.bot.shutdown()
         del first  # killed: what it held in memory is gone
         h.sim.delays.clear()
-        again = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
+        again = _sender(config, store)
         await again.bot.initialize()
         await again.flush(owner)
         copies = [m for m in h.sim.messages(chat) if m.text == "choose"]
@@ -286,7 +286,7 @@ async def test_a_send_an_older_version_recorded_but_left_bare_gets_its_buttons(
         [entry] = head.lanes[chat]
         await store.outboxes.outbox_sent(owner, entry.token, "prompt:9480", bare)
         await store.redis.delete(store.keys.sending(owner))  # the old process is gone
-        sender = Sender(make_bot(config, store), store, _nothing_moves, _no_deadline)
+        sender = _sender(config, store)
         await sender.bot.initialize()
         await sender.flush(owner)
         await sender.bot.shutdown()
@@ -295,3 +295,12 @@ async def test_a_send_an_older_version_recorded_but_left_bare_gets_its_buttons(
         assert [c.status for c in h.sim.calls_to(chat, "editMessageText")] == [200]
         assert await outbox_head(store, owner) is None
         await store.redis.aclose()
+
+
+async def _nobody_refused(game_id: str, user_id: int, fallback: Fallback | None) -> None:
+    raise AssertionError(f"no private message of {game_id} is refused here ({user_id})")
+
+
+def _sender(config: Config, store: Store) -> Sender:
+    """A sender of its own, as a process's, with no service behind it."""
+    return Sender(make_bot(config, store), store, _nothing_moves, _no_deadline, _nobody_refused)

@@ -20,7 +20,7 @@ from tests.bot.play import open_and_start, open_lobby, play_to_end, players, pre
 from tests.store_probe import outbox_head
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.bootstrap import make_bot
-from tgbot.contract.plan import Edit, Send, close_keyboard
+from tgbot.contract.plan import Edit, Fallback, Send, close_keyboard
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes
@@ -150,7 +150,7 @@ async def test_a_close_queued_for_a_group_that_became_a_supergroup_stays_there(
         async def no_deadline(game_id: str, context: int, seconds: int) -> None:
             """No deadline waits for these messages."""
 
-        sender = Sender(make_bot(config, store), store, moved, no_deadline)
+        sender = Sender(make_bot(config, store), store, moved, no_deadline, _nobody_refused)
         await sender.bot.initialize()
         await sender.flush(owner)
         message = next(m for m in h.sim.messages(old) if m.text == "old")
@@ -193,3 +193,7 @@ async def test_a_lobby_is_shown_anew_in_the_supergroup(redis_server_url: str) ->
         assert record is not None and record.seat(users[2].id) is not None
         lobby = [m for m in h.sim.messages(new) if m.editable]
         assert len(lobby) == 1 and users[2].first_name in lobby[0].text
+
+
+async def _nobody_refused(game_id: str, user_id: int, fallback: Fallback | None) -> None:
+    raise AssertionError(f"no private message of {game_id} is refused here ({user_id})")

@@ -96,8 +96,7 @@ class GameSteps:
         self.store = store
         self.catalogs = catalogs
         self.clock = clock
-        self.messages = StepMessages(catalogs, bot_username, links)
-        self.messages.hold_ms = hold_ms  # step_messages' builder takes it as an attribute
+        self.messages = StepMessages(catalogs, bot_username, links, hold_ms)
         # Kept records, ratings, stats, the claim tracker and replays (service/history.py).
         self.history = history
         self.notify = notify

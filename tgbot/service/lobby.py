@@ -16,6 +16,7 @@ from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx, Seen
 from ..storage.plan import Writes
+from ..storage.prefs import can_write
 from ..storage.updates import Handling
 from . import archive, fairness
 from .core import (
@@ -124,7 +125,7 @@ class LobbyRoom:
                     record.players.append(Seat(seat.id, seat.name, record.lang, ai=True))
                     continue
                 mine = prefs[seat.id]
-                if mine.get("dm") != "1" or seen.player(seat.id):
+                if not can_write(mine) or seen.player(seat.id):
                     continue  # cannot get cards privately, or already in another game
                 record.players.append(Seat(seat.id, mine.get("name") or seat.name, seat.lang))
                 tx.claim_player(seat.id)
@@ -176,7 +177,7 @@ class LobbyRoom:
         record = await self._new_record(chat_id, thread_id, person.id)
         record.creator_name = person.name
         game_id, now = record.id, record.created_ms
-        reachable = prefs.get("dm") == "1"
+        reachable = can_write(prefs)
         opener_lang = pick_language(prefs.get("lang"), person.language_code)
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
 
@@ -217,7 +218,7 @@ class LobbyRoom:
         on = await self.store.prefs.toggle_notify(chat_id, person.id, person.language_code or "")
         prefs = await self.store.prefs.user_prefs(person.id)
         t = self.catalogs.get(pick_language(prefs.get("lang"), person.language_code))
-        screen = notices.notify_toggled(t, person.name, on, prefs.get("dm") == "1", reachable_link)
+        screen = notices.notify_toggled(t, person.name, on, can_write(prefs), reachable_link)
         return Reply(screen.text, screen.keyboard or None)
 
     async def _tell_the_notify_list(self, record: GameRecord, opener: Person, title: str) -> None:
@@ -228,7 +229,7 @@ class LobbyRoom:
         reachable = []
         for user_id, code in listed.items():
             prefs = await self.store.prefs.user_prefs(user_id)
-            if user_id != opener.id and prefs.get("dm") == "1":
+            if user_id != opener.id and can_write(prefs):
                 reachable.append((user_id, pick_language(prefs.get("lang"), code or None)))
         told = set(await self.store.prefs.claim_notices(record.chat_id, [u for u, _ in reachable]))
         writes = Writes()
@@ -255,7 +256,7 @@ class LobbyRoom:
         """
         prefs = await self.store.prefs.user_prefs(person.id)
         lang = pick_language(prefs.get("lang"), person.language_code)
-        if prefs.get("dm") != "1":
+        if not can_write(prefs):
             raise NeedsStart(game_id)
 
         def change(record: GameRecord, seen: Seen, tx: GameTx) -> None:
@@ -522,7 +523,7 @@ class LobbyRoom:
 
         The welcome (and the join's outcome) is queued as the reply to `origin`, if given.
         """
-        await self.store.prefs.set_user_prefs(person.id, dm="1", name=person.name)
+        await self.store.prefs.note_started(person.id, person.name)
         t = await self.prefs.translator_for(person)
         text = guide.start_text(t)
         if payload and JOIN_PAYLOAD.fullmatch(payload):

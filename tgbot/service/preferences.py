@@ -8,12 +8,13 @@ from typing import Any
 from ..config import Deadlines
 from ..contract.languages import LANGUAGES
 from ..contract.outcomes import Notice, Refusal, Said
-from ..contract.plan import screen_edit
+from ..contract.plan import Fallback, Send, screen_edit
 from ..contract.settings import ChatSettings, next_setting
 from ..rendering import settings_screens
 from ..rendering.i18n import Translator, pick_language
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
+from ..storage.plan import Writes
 from ..storage.updates import Handling
 from .core import GameSteps
 from .records import GameRecord
@@ -28,6 +29,18 @@ class Preferences:
         self.store = steps.store
         self.catalogs = steps.catalogs
         self.defaults = defaults
+
+    async def mark_unreachable(self, game_id: str, user_id: int, fallback: Fallback | None) -> None:
+        """Telegram refused a private message of `game_id` to this person: note it, and the
+        first time, tell the game's group how to fix it (`fallback`'s note, queued in the
+        game's outbox behind the group's other messages)."""
+        already_known = await self.store.prefs.refused_us(user_id)
+        writes = Writes()
+        self.store.prefs.note_refused(writes, user_id)
+        if fallback is not None and fallback.note and not already_known:
+            note = Send(fallback.group, fallback.note, thread=fallback.thread)
+            writes.send(game_id, note.to_op())
+        await self.store.commits.commit(writes)
 
     async def person_language(self, person: Person) -> str:
         """A person's language: their /language choice, else Telegram's if ka/en, else ka."""

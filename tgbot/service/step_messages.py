@@ -54,11 +54,16 @@ class StepMessages:
     """Builds a step's message plan for a game record, and applies the step to it."""
 
     def __init__(
-        self, catalogs: Catalogs, bot_username: str, links: AppLinks | None = None
+        self,
+        catalogs: Catalogs,
+        bot_username: str,
+        links: AppLinks | None = None,
+        hold_ms: int = 0,
     ) -> None:
         self.planner = StepPlanner(catalogs, bot_username, links)
-        # How long an edit of the lobby's list waits for a newer one (joins come in bursts).
-        self.hold_ms = 0
+        # How long an edit of the lobby's list waits for a newer one (joins come in bursts;
+        # the process's value is config's `answer_edit_hold_ms`; 0: not held).
+        self.hold_ms = hold_ms
 
     def unreachable_note(self, record: GameRecord, user_id: int) -> str:
         """What the group reads when a player cannot be written to privately."""

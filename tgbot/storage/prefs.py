@@ -46,6 +46,16 @@ return told
 """
 
 
+# A person's "dm" field: "1" once they started the bot in private (it may write to them
+# there), "0" once Telegram refused a message to them (until they start it again).
+DM_FIELD = "dm"
+
+
+def can_write(prefs: dict[str, str]) -> bool:
+    """Whether a person's preferences say the bot may write to them in private."""
+    return prefs.get(DM_FIELD) == "1"
+
+
 class Prefs:
     """Preferences and settings."""
 
@@ -58,6 +68,18 @@ class Prefs:
         """A person's stored preferences."""
         prefs: dict[str, str] = await self.redis.hgetall(self.keys.user_prefs(user_id))
         return prefs
+
+    async def refused_us(self, user_id: int) -> bool:
+        """Whether Telegram refused the bot's last private message to this person."""
+        return bool(await self.redis.hget(self.keys.user_prefs(user_id), DM_FIELD) == "0")
+
+    def note_refused(self, writes: Writes, user_id: int) -> None:
+        """Add to `writes`: Telegram refused a private message to this person."""
+        writes.hset.setdefault(self.keys.user_prefs(user_id), {})[DM_FIELD] = "0"
+
+    async def note_started(self, user_id: int, name: str) -> None:
+        """The person started the bot in private: it may write to them (under `name`)."""
+        await self.set_user_prefs(user_id, **{DM_FIELD: "1", "name": name})
 
     async def set_user_prefs(self, user_id: int, **values: str) -> None:
         """Store some of a person's preferences."""

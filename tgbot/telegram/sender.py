@@ -15,7 +15,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..contract.plan import REPLY, STALE_CLOSE, Edit, Op, Send, close_stale_prompt
+from ..contract.plan import REPLY, STALE_CLOSE, Edit, Fallback, Op, close_stale_prompt
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.plan import Writes
@@ -117,6 +117,7 @@ class Sender:
         store: Store,
         on_migrated: Callable[[int, int], Awaitable[None]],
         on_prompt_delivered: Callable[[str, int, int], Awaitable[None]],
+        on_unreachable: Callable[[str, int, Fallback | None], Awaitable[None]],
         app_first_ms: int = 0,
     ) -> None:
         self.bot = bot
@@ -126,6 +127,9 @@ class Sender:
         self.on_migrated = on_migrated
         # A prompt reached Telegram: (game, context, seconds) starts its deadline from now.
         self.on_prompt_delivered = on_prompt_delivered
+        # Telegram refused a private message: (game, person, where to say so) is noted, and
+        # the group told how to fix it the first time (the service's decision).
+        self.on_unreachable = on_unreachable
         # Asked in the page first (config.app_first_s): how long a prompt of a player whose
         # page is open waits for the decision to come from there (0: never).
         self.app_first_ms = app_first_ms
@@ -621,7 +625,7 @@ class Sender:
             # ever reaching Redis (a crash between Telegram's answer and the record; no
             # edit of it may be dropped): anew. A person the bot cannot reach, whose
             # message was never delivered, is not asked again.
-            if op.chat > 0 and await self._known_unreachable(op.chat):
+            if op.chat > 0 and await self.store.prefs.refused_us(op.chat):
                 return
             await self._send(game_id, item, op, refs, calls)
             return
@@ -702,20 +706,8 @@ class Sender:
             await self._unreachable(game_id, op)
         return True
 
-    async def _known_unreachable(self, user_id: int) -> bool:
-        """Whether Telegram refused the bot's last message to this person (see below)."""
-        return (await self.store.prefs.user_prefs(user_id)).get("dm") == "0"
-
     async def _unreachable(self, game_id: str, op: Op) -> None:
-        """A private message was refused: note it, and tell the group how to fix it (once,
-        queued behind the group's other messages, so that its window holds for it too)."""
-        user_id = op.chat
-        if user_id < 0:  # a group: the bot was removed; chat_closed deals with that
+        """A private message was refused: the service notes it (and tells the group)."""
+        if op.chat < 0:  # a group: the bot was removed; chat_closed deals with that
             return
-        already_known = await self._known_unreachable(user_id)
-        fallback = op.fallback
-        writes = Writes(hset={self.keys.user_prefs(user_id): {"dm": "0"}})
-        if fallback is not None and fallback.note and not already_known:
-            note = Send(fallback.group, fallback.note, thread=fallback.thread)
-            writes.send(game_id, note.to_op())
-        await self.store.commits.commit(writes)
+        await self.on_unreachable(game_id, op.chat, op.fallback)
