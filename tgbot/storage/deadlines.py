@@ -65,8 +65,8 @@ class Deadlines:
         only: the older version never ran on a cluster."""
         if self.cluster:
             return 0
-        prefix, moved = self.keys.prefix, 0
-        old_deadlines, old_pending = f"{prefix}:deadlines", f"{prefix}:outboxes"
+        moved = 0
+        old_deadlines, old_pending = self.keys.legacy_deadlines(), self.keys.legacy_outboxes()
         for owner, due in await self.redis.zrange(old_deadlines, 0, -1, withscores=True):
             await self.redis.zadd(
                 self.keys.deadlines(self.keys.bucket(owner)), {owner: due}, lt=True

@@ -32,38 +32,6 @@ def group_scope(chat_id: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class HistoryKeys:
-    """Key names under the bot's prefix."""
-
-    prefix: str = "coup"
-
-    def archive(self, game_id: str) -> str:
-        """A finished game's record (JSON), in the game's slot (written by the game's last
-        transaction, `GameTx.keep_archive`)."""
-        return Keys(self.prefix).archive(game_id)
-
-    def ratings(self, scope: str) -> str:
-        """Hash: member -> JSON {mu, s(igma), g(ames), w(ins), n(ame)}."""
-        return f"{self.prefix}:{{r:{scope}}}:ratings"
-
-    def ranks(self, scope: str, ai: bool) -> str:
-        """Sorted set: member -> conservative rating (people and AI players apart)."""
-        return f"{self.prefix}:{{r:{scope}}}:rank:{'ai' if ai else 'people'}"
-
-    def scope_games(self, scope: str) -> str:
-        """Sorted set: the games counted on this board (game id -> end, epoch ms)."""
-        return f"{self.prefix}:{{r:{scope}}}:games"
-
-    def person(self, user_id: int) -> str:
-        """Hash: a person's games, wins, claims and bluffs by character."""
-        return f"{self.prefix}:{{u:{user_id}}}:stats"
-
-    def person_games(self, user_id: int) -> str:
-        """Sorted set: the games a person played (game id -> end, epoch ms)."""
-        return f"{self.prefix}:{{u:{user_id}}}:games"
-
-
-@dataclass(frozen=True, slots=True)
 class Rated:
     """One member's rating on a board."""
 
@@ -97,7 +65,7 @@ class HistoryStore:
 
     def __init__(self, redis: Redis, prefix: str) -> None:
         self.redis = redis
-        self.keys = HistoryKeys(prefix)
+        self.keys = Keys(prefix)
 
     async def archive(self, game_id: str) -> dict[str, Any] | None:
         """A finished game's record, if it is still kept."""
@@ -168,7 +136,7 @@ class HistoryStore:
         self, user_id: int, game_id: str, end_ms: int, keep_ms: int, counts: dict[str, int]
     ) -> bool:
         """Add a game's counts to a person's stats once (and list the game as theirs)."""
-        person = self.keys.person(user_id)
+        person = self.keys.person_stats(user_id)
 
         def write(pipe: Any, _: dict[str, Any]) -> None:
             for name, amount in counts.items():
@@ -194,7 +162,7 @@ class HistoryStore:
 
     async def person_stats(self, user_id: int) -> dict[str, int]:
         """A person's counts."""
-        raw = await self.redis.hgetall(self.keys.person(user_id))
+        raw = await self.redis.hgetall(self.keys.person_stats(user_id))
         return {k: int(v) for k, v in raw.items()}
 
     async def latest_of_person(self, user_id: int, n: int) -> list[str]:

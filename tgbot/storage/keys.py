@@ -150,6 +150,11 @@ class Keys:
         """Sorted set in `scope_key`'s slot: the latest update ids applied there (bounded)."""
         return f"{self.prefix}:{{{slot_tag(scope_key)}}}:seen"
 
+    def update_lease(self, chat_id: int, update_id: int) -> str:
+        """An update being handled, in its chat's outbox slot (`storage/updates.py`)."""
+        scope = self.outbox(chat_owner(chat_id))
+        return f"{self.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
+
     def chat_sends(self, chat_id: int) -> str:
         """Sorted set: recent messages and edits sent to a chat (its rate window)."""
         return f"{self.prefix}:sends:{{rl:{chat_id}}}:window"
@@ -211,3 +216,34 @@ class Keys:
     def app_throttle(self, user_id: int) -> str:
         """Counts one person's recent Mini App requests."""
         return f"{self.prefix}:app:{user_id}:throttle"
+
+    # Rating boards (one per group, one over all groups: `history_store.group_scope`), each
+    # in the slot of its scope, and a person's stats, in theirs.
+
+    def ratings(self, scope: str) -> str:
+        """Hash: member -> JSON {mu, s(igma), g(ames), w(ins), n(ame)}."""
+        return f"{self.prefix}:{{r:{scope}}}:ratings"
+
+    def ranks(self, scope: str, ai: bool) -> str:
+        """Sorted set: member -> conservative rating (people and AI players apart)."""
+        return f"{self.prefix}:{{r:{scope}}}:rank:{'ai' if ai else 'people'}"
+
+    def scope_games(self, scope: str) -> str:
+        """Sorted set: the games counted on this board (game id -> end, epoch ms)."""
+        return f"{self.prefix}:{{r:{scope}}}:games"
+
+    def person_stats(self, user_id: int) -> str:
+        """Hash: a person's games, wins, claims and bluffs by character."""
+        return f"{self.prefix}:{{u:{user_id}}}:stats"
+
+    def person_games(self, user_id: int) -> str:
+        """Sorted set: the games a person played (game id -> end, epoch ms)."""
+        return f"{self.prefix}:{{u:{user_id}}}:games"
+
+    def legacy_deadlines(self) -> str:
+        """The one deadline set of versions before the buckets (read once, at start)."""
+        return f"{self.prefix}:deadlines"
+
+    def legacy_outboxes(self) -> str:
+        """The one set of pending outboxes of versions before the buckets (as above)."""
+        return f"{self.prefix}:outboxes"

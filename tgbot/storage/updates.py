@@ -17,7 +17,7 @@ from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
 
-from .keys import Keys, chat_owner, slot_tag
+from .keys import Keys, chat_owner
 from .plan import UPDATE_MARK_TTL_S, Call, queue_calls
 
 log = logging.getLogger(__name__)
@@ -112,8 +112,7 @@ class Updates:
         await self.end(update)
 
     def _lease(self, chat_id: int, update_id: int) -> str:
-        scope = self.keys.outbox(chat_owner(chat_id))
-        return f"{self.keys.prefix}:{{{slot_tag(scope)}}}:u:{update_id}"
+        return self.keys.update_lease(chat_id, update_id)
 
     async def begin(
         self, chat_id: int, update_id: int, counting: tuple[int, int] | None = None
