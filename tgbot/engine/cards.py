@@ -78,8 +78,11 @@ class Allegiance(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ActionSpec:
-    """What an action costs, claims, targets and who may block it."""
+    """An action's row: what it costs and gains, what it claims and targets, and who may
+    answer it (challenge or block)."""
 
+    # Coins paid into the treasury when declared (Conversion: the least it costs, to the
+    # Reserve: `conversion_cost` says what one costs).
     cost: int
     claim: Character | None
     targeted: bool
@@ -88,6 +91,9 @@ class ActionSpec:
     blockable_by_anyone: bool = False
     # Embezzlement claims *not* to hold `claim`: a challenge wins when the actor has it.
     inverted: bool = False
+    gain: int = 0  # coins taken from the treasury once it stands (Steal takes from its target)
+    # False: no one may challenge or block it (Income, Coup): it resolves once declared.
+    answerable: bool = True
 
     @property
     def challengeable(self) -> bool:
@@ -96,12 +102,19 @@ class ActionSpec:
 
 
 ACTIONS: dict[Action, ActionSpec] = {
-    Action.INCOME: ActionSpec(cost=0, claim=None, targeted=False, blockers=()),
-    Action.FOREIGN_AID: ActionSpec(
-        cost=0, claim=None, targeted=False, blockers=(Character.DUKE,), blockable_by_anyone=True
+    Action.INCOME: ActionSpec(
+        cost=0, claim=None, targeted=False, blockers=(), gain=1, answerable=False
     ),
-    Action.COUP: ActionSpec(cost=7, claim=None, targeted=True, blockers=()),
-    Action.TAX: ActionSpec(cost=0, claim=Character.DUKE, targeted=False, blockers=()),
+    Action.FOREIGN_AID: ActionSpec(
+        cost=0,
+        claim=None,
+        targeted=False,
+        blockers=(Character.DUKE,),
+        blockable_by_anyone=True,
+        gain=2,
+    ),
+    Action.COUP: ActionSpec(cost=7, claim=None, targeted=True, blockers=(), answerable=False),
+    Action.TAX: ActionSpec(cost=0, claim=Character.DUKE, targeted=False, blockers=(), gain=3),
     Action.ASSASSINATE: ActionSpec(
         cost=3, claim=Character.ASSASSIN, targeted=True, blockers=(Character.CONTESSA,)
     ),
@@ -113,9 +126,6 @@ ACTIONS: dict[Action, ActionSpec] = {
     ),
     Action.EXCHANGE: ActionSpec(cost=0, claim=Character.AMBASSADOR, targeted=False, blockers=()),
 }
-
-# Coins an action takes from the treasury (Steal takes from its target instead).
-ACTION_GAIN: dict[Action, int] = {Action.INCOME: 1, Action.FOREIGN_AID: 2, Action.TAX: 3}
 
 
 @dataclass(frozen=True, slots=True)

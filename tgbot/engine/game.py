@@ -11,7 +11,6 @@ from typing import Any, NoReturn
 
 from . import events as ev
 from .cards import (
-    ACTION_GAIN,
     ACTIONS,
     CARDS_PER_PLAYER,
     CHARACTER_ORDER,
@@ -763,7 +762,7 @@ class Game:
         turn.target = decision.target
         claim = None if spec.inverted else spec.claim
         out.append(ev.ActionDeclared(me.id, action, decision.target, claim, spec.cost))
-        if action in _UNANSWERABLE:
+        if not spec.answerable:
             self.phase = Phase.RESOLVE
         else:
             self._open_action_window()
@@ -906,7 +905,7 @@ class Game:
         """Income, Foreign Aid and Tax: coins from the treasury, as many as it holds."""
         action = self.turn.action
         assert action is not None
-        amount = min(ACTION_GAIN[action], self.treasury)
+        amount = min(self._rules.actions[action].gain, self.treasury)
         me.coins += amount
         self.treasury -= amount
         out.append(ev.ActionResolved(me.id, action, None, amount))
@@ -1217,8 +1216,6 @@ _RESOLVE: dict[Action, Callable[[Game, PlayerState, PlayerState | None, list[ev.
     Action.EXAMINE: Game._examine,
     Action.EMBEZZLE: Game._embezzle,
 }
-# Actions no one may challenge or block: they resolve as soon as they are declared.
-_UNANSWERABLE = frozenset({Action.INCOME, Action.COUP})
 
 # How apply handles each decision type: the kind of decision it answers, and its handler.
 _APPLY: dict[type[Any], tuple[DecisionKind, Callable[[Game, int, Any], list[ev.Event]]]] = {
