@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from ..contract.languages import N_
 from ..engine import Action, Allegiance, Character, Variant
+from .action_words import ACTION_WORDS
 from .i18n import Translator
 
 Names = Mapping[int, str]
@@ -20,18 +21,8 @@ CHARACTER_NAMES: dict[Character, str] = {
     Character.INQUISITOR: N_("Inquisitor"),
 }
 
-ACTION_NAMES: dict[Action, str] = {
-    Action.INCOME: N_("Income"),
-    Action.FOREIGN_AID: N_("Foreign Aid"),
-    Action.COUP: N_("Coup"),
-    Action.TAX: N_("Tax"),
-    Action.ASSASSINATE: N_("Assassinate"),
-    Action.STEAL: N_("Steal"),
-    Action.EXCHANGE: N_("Exchange"),
-    Action.EXAMINE: N_("Examine"),
-    Action.CONVERT: N_("Conversion"),
-    Action.EMBEZZLE: N_("Embezzlement"),
-}
+# Each action's name, from its row of words (`action_words.ACTION_WORDS`).
+ACTION_NAMES: dict[Action, str] = {a: words.name for a, words in ACTION_WORDS.items()}
 
 # The sides' names. No text reads them alone today (the table marks the sides 🔵 and 🔴,
 # and its legend names both in one msgid); kept so that the catalogues hold the

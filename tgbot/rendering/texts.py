@@ -7,6 +7,7 @@ from typing import Any
 
 from ..engine import Action, Allegiance, Character, DecisionKind
 from ..engine import events as ev
+from .action_words import declaration
 from .forms import Case, action_in, character_in
 from .i18n import Translator
 from .names import ACTION_NAMES as ACTION_NAMES
@@ -78,66 +79,24 @@ class _Describer:
         )
 
     def action_declared(self, e: ev.ActionDeclared) -> str:
-        t = self.t
         actor, target = self.name(e.actor), self.name(e.target)
-        if e.action in _VARIANT_ACTIONS or (
-            e.action is Action.EXCHANGE and e.claim is Character.INQUISITOR
-        ):
-            return self.variant_action_declared(e).format(actor=actor, target=target, n=e.cost)
-        if e.actor == self.you:
-            text = {
-                Action.INCOME: t.gettext("💰 You take Income."),
-                Action.FOREIGN_AID: t.gettext("🤝 You ask for Foreign Aid."),
-                Action.COUP: t.gettext("💥 You stage a Coup against {target}."),
-                Action.TAX: t.gettext("👑 You claim the Duke to take Tax."),
-                Action.ASSASSINATE: t.gettext(
-                    "🗡 You claim the Assassin and pay 3 coins to assassinate {target}."
-                ),
-                Action.STEAL: t.gettext("🏴 You claim the Captain to steal from {target}."),
-                Action.EXCHANGE: t.gettext("🔄 You claim the Ambassador to exchange cards."),
-            }[e.action]
-        elif e.target is not None and e.target == self.you:
-            text = {
-                Action.COUP: t.gettext("💥 {actor} stages a Coup against you!"),
-                Action.ASSASSINATE: t.gettext(
-                    "🗡 {actor} claims the Assassin and wants to assassinate you!"
-                ),
-                Action.STEAL: t.gettext(
-                    "🏴 {actor} claims the Captain and wants to steal from you!"
-                ),
-            }[e.action]
-        else:
-            text = {
-                Action.INCOME: t.gettext("💰 {actor} takes Income."),
-                Action.FOREIGN_AID: t.gettext("🤝 {actor} asks for Foreign Aid."),
-                Action.COUP: t.gettext("💥 {actor} stages a Coup against {target}."),
-                Action.TAX: t.gettext("👑 {actor} claims the Duke to take Tax."),
-                Action.ASSASSINATE: t.gettext(
-                    "🗡 {actor} claims the Assassin and pays 3 coins to assassinate {target}."
-                ),
-                Action.STEAL: t.gettext("🏴 {actor} claims the Captain to steal from {target}."),
-                Action.EXCHANGE: t.gettext("🔄 {actor} claims the Ambassador to exchange cards."),
-            }[e.action]
-        return text.format(actor=actor, target=target)
+        mine, at_me = e.actor == self.you, e.target is not None and e.target == self.you
+        text = None
+        if not (e.action is Action.EXCHANGE and e.claim is Character.INQUISITOR):
+            text = declaration(self.t, e.action, mine, at_me)
+        if text is None:
+            text = self.variant_action_declared(e)
+        return text.format(actor=actor, target=target, n=e.cost)
 
     def variant_action_declared(self, e: ev.ActionDeclared) -> str:
-        """The declarations of VARIANTS.md (the Inquisitor's Exchange included)."""
+        """The declarations worded apart from their action's row (`action_words`): the
+        Inquisitor's Exchange and a Conversion (its cost; of oneself or another)."""
         t = self.t
         mine, at_me = e.actor == self.you, e.target is not None and e.target == self.you
         if e.action is Action.EXCHANGE:
             if mine:
                 return t.gettext("🔄 You claim the Inquisitor to exchange a card.")
             return t.gettext("🔄 {actor} claims the Inquisitor to exchange a card.")
-        if e.action is Action.EXAMINE:
-            if mine:
-                return t.gettext("🔍 You claim the Inquisitor to examine {target}.")
-            if at_me:
-                return t.gettext("🔍 {actor} claims the Inquisitor and wants to examine you!")
-            return t.gettext("🔍 {actor} claims the Inquisitor to examine {target}.")
-        if e.action is Action.EMBEZZLE:
-            if mine:
-                return t.gettext("🐷 You say you have no Duke and want to embezzle the Reserve.")
-            return t.gettext("🐷 {actor} says they have no Duke and wants to embezzle the Reserve.")
         assert e.action is Action.CONVERT
         if e.actor == e.target:
             if mine:
@@ -531,8 +490,6 @@ _HANDLERS: dict[type[ev.Event], Callable[[_Describer, Any], str | None]] = {
     ev.CardShownTo: _Describer.card_shown_to,
     ev.CardsRedrawn: _Describer.cards_redrawn,
 }
-
-_VARIANT_ACTIONS = frozenset({Action.EXAMINE, Action.CONVERT, Action.EMBEZZLE})
 
 # Events that say nothing on their own: the board and the prompts carry them.
 SILENT: frozenset[type[ev.Event]] = frozenset({ev.TurnStarted})

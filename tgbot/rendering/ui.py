@@ -24,6 +24,7 @@ from ..engine import (
     TakeAction,
     Window,
 )
+from .action_words import ACTION_WORDS
 from .forms import Case, character_in
 from .i18n import Translator
 from .texts import Names, character_name
@@ -92,17 +93,9 @@ def decision_label(t: Translator, decision: Decision, names: Names) -> str:
     return " + ".join(character_name(t, c) for c in cards)
 
 
+# Each action's button, from its row of words (`action_words.ACTION_WORDS`).
 ACTION_BUTTONS: dict[Action, Callable[[Translator], str]] = {
-    Action.INCOME: lambda t: t.gettext("💰 Income"),
-    Action.FOREIGN_AID: lambda t: t.gettext("🤝 Foreign Aid"),
-    Action.TAX: lambda t: t.gettext("👑 Tax"),
-    Action.EXCHANGE: lambda t: t.gettext("🔄 Exchange"),
-    Action.COUP: lambda t: t.gettext("💥 Coup"),
-    Action.ASSASSINATE: lambda t: t.gettext("🗡 Assassinate"),
-    Action.STEAL: lambda t: t.gettext("🏴 Steal"),
-    Action.EXAMINE: lambda t: t.gettext("🔍 Examine"),
-    Action.CONVERT: lambda t: t.gettext("🔀 Convert"),
-    Action.EMBEZZLE: lambda t: t.gettext("🐷 Embezzle"),
+    a: words.button for a, words in ACTION_WORDS.items()
 }
 
 
