@@ -42,7 +42,9 @@ async def test_runtime_closes_although_its_background_step_swallows_cancellation
                 swallowed.append(True)
             return 0
 
-        monkeypatch.setattr(runtime.service, "claim_and_fire", step_that_swallows_cancellation)
+        monkeypatch.setattr(
+            runtime.service.deadlines, "claim_and_fire", step_that_swallows_cancellation
+        )
         monkeypatch.setattr(bootstrap, "STOP_WAIT_S", 0.2)
         runtime.start_background()
         await asyncio.wait_for(entered.wait(), 5)
