@@ -39,6 +39,37 @@ async def test_concurrent_presses_on_one_window_apply_exactly_one(any_redis_url:
         assert record is not None and record.game().version == 2  # the action, one challenge
 
 
+async def test_concurrent_passes_on_one_window_all_apply_once(any_redis_url: str) -> None:
+    """Every Pass is legal and each is its own decision: pressed at the same moment on two
+    processes, every one is applied once (a press that lost the compare-and-set is run
+    again, whole, on the newer record), and the window closes with the last."""
+    async with running_bot(any_redis_url, instances=2) as h:
+        users = players(5)
+        game_id = await open_and_start(h, users)
+        actor = next(u for u in users if h.sim.with_buttons(u.id))
+        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+        others = [u for u in users if u != actor]
+        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
+        turn_message = h.sim.with_buttons(GROUP)[-1]
+        before = await h.record(game_id)
+        assert before is not None
+        data = turn_message.button(h.tr("✅ Pass"))["callback_data"]
+        presses = []
+        for i, u in enumerate(others):
+            update = h.press_update(u, GROUP, turn_message.message_id, data)
+            url = h.urls[i % 2]  # type: ignore[attr-defined]
+            presses.append((update["callback_query"]["id"], h.post(update, url=url)))
+        results = await asyncio.gather(*(p for _, p in presses))
+        assert all(r.status_code == 200 for r in results)
+        answers = [h.sim.callback_answers[cb]["text"] for cb, _ in presses]
+        assert answers == [h.tr("✔️ Done.")] * len(others), answers
+        after = await h.record(game_id)
+        assert after is not None
+        # The claim, then one Pass each: the Tax stands and the turn has moved on.
+        assert len(after.moves) == len(before.moves) + len(others)
+        assert after.game().player(actor.id).coins == 2 + 3
+
+
 async def test_two_processes_sharing_updates_finish_a_game(any_redis_url: str) -> None:
     async with running_bot(any_redis_url, instances=2) as h:
         users = players(4)

@@ -8,14 +8,18 @@ each commit (the edge's deliveries).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import json
 import logging
 import random
 import re
 import string
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
 
 from ..contract.outcomes import Refusal
 from ..contract.plan import Send, close_keyboard
@@ -23,6 +27,7 @@ from ..engine import Game, game_to_dict
 from ..rendering import notices, tabletop, ui
 from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
+from ..storage.commit import CAS_ATTEMPT, MAX_CAS_ATTEMPTS, Conflict, Stale
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
 from ..storage.plan import Writes
@@ -76,6 +81,41 @@ def reply_ops(origin: Origin, reply: Reply) -> list[dict[str, Any]]:
         for text in reply.more
     ]
     return [reply_op(origin, reply), *more]
+
+
+@dataclass(slots=True)
+class Operation:
+    """A game operation's unit of work (`GameSteps.game`): the record, what else its
+    transaction read, and the transaction its writes go in."""
+
+    record: GameRecord
+    seen: Seen
+    tx: GameTx
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def retried(operation: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Run a room's operation again, whole (its reads and its checks too), when its
+    compare-and-set found what it read out of date (Stale); Conflict after
+    MAX_CAS_ATTEMPTS."""
+
+    @functools.wraps(operation)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            token = CAS_ATTEMPT.set(attempt)
+            try:
+                return await operation(*args, **kwargs)
+            except Stale:
+                # Back off a little, at random, so that racing writers spread out.
+                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))
+            finally:
+                CAS_ATTEMPT.reset(token)
+        raise Conflict(f"{operation.__qualname__}: gave up after {MAX_CAS_ATTEMPTS} attempts")
+
+    return run
 
 
 class GameSteps:
@@ -164,6 +204,31 @@ class GameSteps:
             raise UserError(Refusal.GAME_OVER, lang) from None
         await self.committed(game_id)
         return result[0]
+
+    @contextlib.asynccontextmanager
+    async def game(
+        self,
+        game_id: str,
+        update: Handling | None = None,
+        lang: str | None = None,
+        players: tuple[int, ...] = (),
+        saves: bool = True,
+    ) -> AsyncIterator[Operation]:
+        """One operation on a game, as a block that reads top to bottom: the record read
+        once (decoded once: the read `read` kept for `update`, if any) and its transaction.
+        Leaving the block saves the record and commits it all compare-and-set, then tells
+        the edge; an exception (a refusal, say) writes nothing. A read found out of date
+        raises Stale: the room's operation is run again whole (`retried`). No game: the
+        refusal that it is over, in `lang`. `saves` False: the operation changes nothing of
+        the game's state (a prompt's new look): the record is not written."""
+        async with self.store.games.transaction(game_id, update, players) as (seen, tx):
+            record = self.record_of(game_id, seen, update)
+            if record is None:
+                raise UserError(Refusal.GAME_OVER, lang)
+            yield Operation(record, seen, tx)
+            if saves:
+                tx.save(record)
+        await self.committed(game_id)
 
     async def committed(self, owner: str) -> None:
         """Tell the edge that `owner`'s outbox has a commit to deliver."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..contract import callbacks
 from ..contract.outcomes import STALE, Notice, Refusal, Said, engine_refusal, table_refusal
 from ..contract.plan import Edit
@@ -12,11 +10,10 @@ from ..engine import IllegalDecision, view_of
 from ..rendering import hand, prompting
 from ..rendering.i18n import pick_language
 from ..storage.commit import Duplicate
-from ..storage.games import GameTx, Seen
 from ..storage.plan import applied
 from ..storage.updates import Handling, update_id_of
 from . import archive
-from .core import AdminCheck, GameSteps, NeedsStart, never_admin
+from .core import AdminCheck, GameSteps, NeedsStart, never_admin, retried
 from .lobby import LobbyRoom
 from .preferences import Preferences
 from .records import PLAYING, GameRecord
@@ -35,6 +32,40 @@ def _stale_prompt(pressed: int, context: int) -> Refusal:
     return Refusal.ALREADY_DECIDED if pressed < context else Refusal.OUT_OF_DATE
 
 
+class _Refused(Exception):
+    """A press refused inside its transaction: nothing is written, `result` is its answer."""
+
+    def __init__(self, result: CallbackResult) -> None:
+        super().__init__(result.said)
+        self.result = result
+
+
+def _check_prompt(
+    record: GameRecord, person: Person, pressed: callbacks.ButtonPress, lang: str
+) -> None:
+    """A private prompt's button counts only while its game plays, the presser sits in it
+    and the prompt is the one open for them."""
+    if record.status != PLAYING:
+        raise _Refused(_refused(Refusal.GAME_OVER, lang))
+    if record.seat(person.id) is None:
+        raise _Refused(_refused(Refusal.NOT_IN_GAME, lang, alert=True))
+    if record.prompts.get(person.id) != pressed.context:
+        raise _Refused(_refused(_stale_prompt(pressed.context, record.context), lang))
+
+
+def _check_answer(
+    record: GameRecord, person: Person, pressed: callbacks.ButtonPress, lang: str
+) -> None:
+    """An answer on the group's turn message counts only while its game plays, its window
+    is the one open and the presser sits in the game."""
+    if record.status != PLAYING:
+        raise _Refused(_refused(Refusal.GAME_OVER, lang))
+    if record.table_context != pressed.context:
+        raise _Refused(_refused(Refusal.ALREADY_ANSWERED, lang))
+    if record.seat(person.id) is None:
+        raise _Refused(_refused(Refusal.NOT_IN_GAME, lang))
+
+
 class PlayRoom:
     """Presses of game buttons, checked against the current decision and applied."""
 
@@ -45,6 +76,7 @@ class PlayRoom:
         self.store = steps.store
         self.catalogs = steps.catalogs
 
+    @retried
     async def press(
         self,
         person: Person,
@@ -96,24 +128,12 @@ class PlayRoom:
             if chat_id != record.chat_id:
                 return invalid
             return await self._lobby_press(person, pressed, lang, update, is_admin)
-        if chat_id == record.chat_id and callbacks.is_answer(pressed.code):
-            return await self._table_answer(person, record, pressed, lang, update)
-        if chat_id != person.id:
+        table = chat_id == record.chat_id and callbacks.is_answer(pressed.code)
+        if not table and chat_id != person.id:
             return invalid
-        if record.status != PLAYING:
-            return _refused(Refusal.GAME_OVER, lang)
-        if record.seat(person.id) is None:
-            return _refused(Refusal.NOT_IN_GAME, lang, alert=True)
-        if record.prompts.get(person.id) != pressed.context:
-            return _refused(_stale_prompt(pressed.context, record.context), lang)
         if callbacks.picker_action(pressed.code) is not None or pressed.code == callbacks.BACK:
             return await self._show_choices(person, pressed, lang, update, message_id)
-        game = record.game()
-        try:
-            decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
-        except callbacks.BadButton:
-            return invalid
-        return await self._decide(pressed.game_id, pressed.context, person, decision, lang, update)
+        return await self._decide(person, pressed, lang, update, table)
 
     async def _show_choices(
         self,
@@ -129,38 +149,31 @@ class PlayRoom:
         answer says nothing), compare-and-set against the record it was made from, so
         that a prompt a step closed meanwhile is never opened again."""
         picker = callbacks.picker_action(pressed.code)
-
-        def build(seen: Seen, tx: GameTx) -> None:
-            record = self.steps.record_of(pressed.game_id, seen, update)
-            if (
-                record is None
-                or record.status != PLAYING
-                or record.prompts.get(person.id) != pressed.context
-            ):
-                raise UserError(Refusal.OUT_OF_DATE, lang)
-            game = record.game()
-            if game.awaiting().players != (person.id,):
-                raise UserError(Refusal.OUT_OF_DATE, lang)
-            t = self.catalogs.get(lang)
-            view = view_of(game, person.id)
-            asking = prompting.Asking(t, view, record.id, record.context, record.names())
-            if picker is not None:
-                screen = prompting.target_screen(asking, picker)
-            else:
-                screen = prompting.turn_screen(asking)
-            if person.id not in record.more_time:  # the prompt's ⏳ More time stays on it
-                screen.keyboard += hand.prompt_row(t, record.id, pressed.context)
-            ref = prompt_ref(person.id)
-            shown = Edit(
-                person.id, ref, screen.text, screen.keyboard, message_id=message_id, direct=True
-            )
-            tx.send(pressed.game_id, shown.to_op())
-
         try:
-            await self.store.games.transact(pressed.game_id, build, update)
-        except UserError as err:
+            async with self.steps.game(pressed.game_id, update, lang, saves=False) as g:
+                record = g.record
+                _check_prompt(record, person, pressed, lang)
+                game = record.game()
+                if game.awaiting().players != (person.id,):
+                    raise _Refused(_refused(Refusal.OUT_OF_DATE, lang))
+                t = self.catalogs.get(lang)
+                view = view_of(game, person.id)
+                asking = prompting.Asking(t, view, record.id, record.context, record.names())
+                if picker is not None:
+                    screen = prompting.target_screen(asking, picker)
+                else:
+                    screen = prompting.turn_screen(asking)
+                if person.id not in record.more_time:  # the prompt's ⏳ More time stays on it
+                    screen.keyboard += hand.prompt_row(t, record.id, pressed.context)
+                ref = prompt_ref(person.id)
+                shown = Edit(
+                    person.id, ref, screen.text, screen.keyboard, message_id=message_id, direct=True
+                )
+                g.tx.send(pressed.game_id, shown.to_op())
+        except UserError as err:  # no game any more
             return CallbackResult(err.said)
-        await self.steps.committed(pressed.game_id)
+        except _Refused as refused:
+            return refused.result
         return CallbackResult()
 
     async def _lobby_press(
@@ -195,60 +208,39 @@ class PlayRoom:
         except UserError as err:
             return CallbackResult(err.said, alert=True)
 
-    async def _table_answer(
+    async def _decide(
         self,
         person: Person,
-        record: GameRecord,
         pressed: callbacks.ButtonPress,
         lang: str,
         update: Handling | None,
+        table: bool,
     ) -> CallbackResult:
-        """An answer pressed on the group's turn message: only by a player who may give it;
-        anyone else gets a short toast and nothing changes."""
-        if record.status != PLAYING:
-            return _refused(Refusal.GAME_OVER, lang)
-        if record.table_context != pressed.context:
-            return _refused(Refusal.ALREADY_ANSWERED, lang)
-        if record.seat(person.id) is None:
-            return _refused(Refusal.NOT_IN_GAME, lang)
-        game = record.game()
+        """A decision pressed on the person's private prompt, or (`table`) an answer on the
+        group's turn message (only by a player who may give it: anyone else gets a short
+        toast and nothing changes). Checked once, against the record its transaction
+        commits on; whether they may decide so is the engine's to say."""
         try:
-            decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
-        except callbacks.BadButton:
-            return _refused(Refusal.NOT_VALID, lang, alert=True)
-        # Whether they may answer, and so, is the engine's to say (`_decide`).
-        return await self._decide(
-            pressed.game_id, pressed.context, person, decision, lang, update, table=True
-        )
-
-    async def _decide(
-        self,
-        game_id: str,
-        context: int,
-        person: Person,
-        decision: Any,
-        lang: str,
-        update: Handling | None,
-        table: bool = False,
-    ) -> CallbackResult:
-        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
-            current = record.table_context if table else record.prompts.get(person.id)
-            if record.status != PLAYING:
-                raise UserError(Refusal.GAME_OVER, lang)
-            if current != context:
-                stale = _stale_prompt(context, record.context)
-                raise UserError(Refusal.ALREADY_ANSWERED if table else stale, lang)
-            game = record.game()
-            try:
-                events = game.apply(person.id, decision)
-            except IllegalDecision as err:
-                why = table_refusal(err.reason) if table else engine_refusal(err.reason)
-                raise UserError(why, lang) from None
-            archive.note_move(record, self.steps.now_ms(), person.id, decision)
-            self.steps.apply_step(record, game, events, tx)
-
-        try:
-            await self.steps.mutate(game_id, change, (), update, lang=lang)
-        except UserError as err:
+            async with self.steps.game(pressed.game_id, update, lang) as g:
+                record = g.record
+                if table:
+                    _check_answer(record, person, pressed, lang)
+                else:
+                    _check_prompt(record, person, pressed, lang)
+                game = record.game()
+                try:
+                    decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
+                except callbacks.BadButton:
+                    raise _Refused(_refused(Refusal.NOT_VALID, lang, alert=True)) from None
+                try:
+                    events = game.apply(person.id, decision)
+                except IllegalDecision as err:
+                    why = table_refusal(err.reason) if table else engine_refusal(err.reason)
+                    raise _Refused(_refused(why, lang, alert=not table)) from None
+                archive.note_move(record, self.steps.now_ms(), person.id, decision)
+                self.steps.apply_step(record, game, events, g.tx)
+        except UserError as err:  # no game any more
             return CallbackResult(err.said, alert=not table)
+        except _Refused as refused:
+            return refused.result
         return CallbackResult(Said(Notice.DECIDED, lang))

@@ -40,6 +40,8 @@ import asyncio
 import json
 import random
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
@@ -162,6 +164,29 @@ class Conflict(Exception):
     """Too many concurrent writers on the same keys; the caller may retry later."""
 
 
+class Stale(Exception):
+    """What an attempt read is out of date (a concurrent commit, or a game named being
+    written): read again and decide again (`atomic` does; a service operation is run
+    again, see `service.core.retried`)."""
+
+
+# Which attempt of an operation this is (0: the first), as the retry sets it: an index
+# naming a game not written yet is read again only so many times (PENDING_READS).
+CAS_ATTEMPT: ContextVar[int] = ContextVar("cas_attempt", default=0)
+
+
+@dataclass(slots=True)
+class Read:
+    """What one compare-and-set attempt read: the watched values (`seen`), to build its
+    writes from, and what `Commits.write` needs to commit them."""
+
+    watch: list[str]
+    seen: dict[str, str | None]
+    dangling: dict[str, str]
+    update_id: int | None
+    scope: str | None
+
+
 class Duplicate(Exception):
     """The update was applied before: this delivery changes nothing."""
 
@@ -227,67 +252,85 @@ class Commits:
         follows the commit waits for the update's end. With no `watch`, `scope` names the
         transaction's key (a chat's outbox, say).
         """
-        if update is not None:
-            update_id = update.update_id
-        claimed: dict[str, str] = {}
-        try:
-            for attempt in range(MAX_CAS_ATTEMPTS):
-                seen: dict[str, str | None]
-                dangling: dict[str, str]
-                kept = update.read if update is not None else {}
-                if attempt == 0 and len(watch) == 1 and watch[0] in kept:
-                    seen, dangling = {watch[0]: kept.pop(watch[0])}, {}
-                else:
-                    kept.clear()
-                    try:
-                        seen, dangling = await self._read(watch, update_id, attempt)
-                    except _Pending:
-                        await asyncio.sleep(0.005 * min(attempt + 1, 10))
-                        continue
-                if (
-                    update_id is not None
-                    and watch
-                    and applied(doc_of(seen[watch[0]]) or {}, update_id)
-                ):
-                    raise Duplicate
-                writes = build(seen)
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            try:
+                read = await self.read(watch, update, update_id, scope, attempt)
+                writes = build(read.seen)
                 if not isinstance(writes, Writes):
                     writes = await writes
-                if update_id is not None:
-                    writes.mark_update = update_id
-                plan = plan_writes(self.keys, watch, seen, writes, scope=scope)
-                # A second delivery of a press finds it in the record it names; not so for
-                # a new record (a second /newgame would make another).
-                in_record = seen.get(plan.primary or "") is not None and isinstance(
-                    writes.set_json.get(plan.primary or ""), dict
-                )
-                drop_lease = (
-                    update is not None
-                    and update.press
-                    and in_record
-                    and not update.lease_dropped
-                    and not self.cluster
-                )
-                if drop_lease and update is not None:
-                    # One server: the lease goes with the commit that records the press.
-                    plan.ops.append(["del", plan.ki(update.lease)])
-                outcome = await self._run(plan, dangling, claimed, update)
-                if outcome == 1:
-                    if update is not None:
-                        if in_record:
-                            update.in_record = True
-                            update.lease_dropped = update.lease_dropped or drop_lease
-                        else:
-                            update.elsewhere = True
-                    for key in set(claimed) - set(plan.claims):
-                        await self._release(keys=[key], args=[claimed.pop(key)])
-                    claimed.clear()
-                    return writes
-                if outcome == 2:
-                    raise Duplicate
+                await self.write(read, writes, update)
+                return writes
+            except Stale:
                 # Back off a little, at random, so that racing writers spread out.
-                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
-            raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
+                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))
+        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
+
+    async def read(
+        self,
+        watch: list[str],
+        update: Handling | None = None,
+        update_id: int | None = None,
+        scope: str | None = None,
+        attempt: int | None = None,
+    ) -> Read:
+        """One attempt's read of `watch` (see `atomic`): with `update`, the first attempt
+        takes what a read given it kept. Duplicate if the update was applied; Stale while
+        a game an index names is not written yet."""
+        if update is not None:
+            update_id = update.update_id
+        attempt = CAS_ATTEMPT.get() if attempt is None else attempt
+        kept = update.read if update is not None else {}
+        seen: dict[str, str | None]
+        dangling: dict[str, str]
+        if attempt == 0 and len(watch) == 1 and watch[0] in kept:
+            seen, dangling = {watch[0]: kept.pop(watch[0])}, {}
+        else:
+            kept.clear()
+            try:
+                seen, dangling = await self._read(watch, update_id, attempt)
+            except _Pending:
+                await asyncio.sleep(0.005 * min(attempt + 1, 10))
+                raise Stale(f"a game named by {watch[1:]} is being written") from None
+        if update_id is not None and watch and applied(doc_of(seen[watch[0]]) or {}, update_id):
+            raise Duplicate
+        return Read(watch, seen, dangling, update_id, scope)
+
+    async def write(self, read: Read, writes: Writes, update: Handling | None = None) -> None:
+        """Commit `writes`, built from `read`, compare-and-set (see `atomic`): Stale if
+        what it read changed meanwhile, Duplicate if its update was applied meanwhile."""
+        if read.update_id is not None:
+            writes.mark_update = read.update_id
+        plan = plan_writes(self.keys, read.watch, read.seen, writes, scope=read.scope)
+        # A second delivery of a press finds it in the record it names; not so for a new
+        # record (a second /newgame would make another).
+        in_record = read.seen.get(plan.primary or "") is not None and isinstance(
+            writes.set_json.get(plan.primary or ""), dict
+        )
+        drop_lease = (
+            update is not None
+            and update.press
+            and in_record
+            and not update.lease_dropped
+            and not self.cluster
+        )
+        if drop_lease and update is not None:
+            # One server: the lease goes with the commit that records the press.
+            plan.ops.append(["del", plan.ki(update.lease)])
+        claimed: dict[str, str] = {}
+        try:
+            outcome = await self._run(plan, read.dangling, claimed, update)
+            if outcome == 1:
+                claimed.clear()  # the claims are the indexes' new values: kept
+                if update is not None:
+                    if in_record:
+                        update.in_record = True
+                        update.lease_dropped = update.lease_dropped or drop_lease
+                    else:
+                        update.elsewhere = True
+                return
+            if outcome == 2:
+                raise Duplicate
+            raise Stale(f"{read.watch[:1] or read.scope} changed meanwhile")
         finally:
             for key, value in claimed.items():
                 await self._release(keys=[key], args=[value])

@@ -5,7 +5,8 @@ the order in which they are written)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -150,6 +151,24 @@ class Games:
         """A game's record and a person's preferences in one round trip (the record kept
         in `update` for its transaction)."""
         return await self.commits.get_json_and_prefs(self.keys.game(game_id), user_id, update)
+
+    @contextlib.asynccontextmanager
+    async def transaction(
+        self,
+        game_id: str,
+        update: Handling | None = None,
+        players: tuple[int, ...] = (),
+    ) -> AsyncIterator[tuple[Seen, GameTx]]:
+        """One attempt of the game's transaction, as a block: what it read (the record, and
+        the indexes of `players`) and the transaction to fill; leaving the block commits
+        it compare-and-set (`Commits.write`: Stale when the read is out of date, for the
+        caller to run the operation again), an exception leaves it unwritten."""
+        keys = self.keys
+        record_key = keys.game(game_id)
+        read = await self.commits.read([record_key, *map(keys.user_game, players)], update)
+        tx = GameTx(keys=keys, game_id=game_id)
+        yield Seen(keys, record_key, read.seen), tx
+        await self.commits.write(read, tx, update)
 
     async def transact(
         self,
