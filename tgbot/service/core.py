@@ -213,6 +213,7 @@ class GameSteps:
         lang: str | None = None,
         players: tuple[int, ...] = (),
         saves: bool = True,
+        step: bool = True,
     ) -> AsyncIterator[Operation]:
         """One operation on a game, as a block that reads top to bottom: the record read
         once (decoded once: the read `read` kept for `update`, if any) and its transaction.
@@ -220,14 +221,16 @@ class GameSteps:
         the edge; an exception (a refusal, say) writes nothing. A read found out of date
         raises Stale: the room's operation is run again whole (`retried`). No game: the
         refusal that it is over, in `lang`. `saves` False: the operation changes nothing of
-        the game's state (a prompt's new look): the record is not written."""
+        the game's state (a prompt's new look): the record is not written; `step` False:
+        it is written, but is no step of the game (its revision stays: buttons stay
+        current)."""
         async with self.store.games.transaction(game_id, update, players) as (seen, tx):
             record = self.record_of(game_id, seen, update)
             if record is None:
                 raise UserError(Refusal.GAME_OVER, lang)
             yield Operation(record, seen, tx)
             if saves:
-                tx.save(record)
+                tx.save(record, step=step)
         await self.committed(game_id)
 
     async def committed(self, owner: str) -> None:

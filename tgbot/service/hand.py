@@ -8,9 +8,8 @@ from ..contract.steps import MORE_TIME_S
 from ..engine import view_of
 from ..rendering import hand
 from ..rendering.i18n import pick_language
-from ..storage.games import GameTx, Seen
 from ..storage.updates import Handling
-from .core import GameSteps
+from .core import GameSteps, retried
 from .records import PLAYING, GameRecord
 from .results import CallbackResult, Person, UserError
 from .step_messages import group_send
@@ -43,45 +42,40 @@ class HandRoom:
         view = view_of(record.game(), person.id)
         return CallbackResult(text=hand.my_cards_alert(self.catalogs.get(lang), view), alert=True)
 
+    @retried
     async def more_time(
         self, person: Person, game_id: str, context: int, update: Handling | None = None
     ) -> CallbackResult:
         """⏳ More time: the decision of `context`, awaited from the presser, gets 30 s more
         (once per player per game, remembered in the record); the group reads a line."""
         _, lang = await self._read(game_id, person, update)
-
-        def build(seen: Seen, tx: GameTx) -> None:
-            record = self.steps.record_of(game_id, seen, update)
-            if record is None:
-                raise UserError(Refusal.GAME_OVER, lang)
-            if record.status != PLAYING:
-                raise UserError(Refusal.GAME_OVER, lang)
-            seat = record.seat(person.id)
-            if seat is None:
-                raise UserError(Refusal.NOT_IN_GAME, lang)
-            if person.id in record.more_time:
-                raise UserError(Refusal.MORE_TIME_USED, lang)
-            if record.context != context:
-                # An earlier decision's button (a prompt whose optional close was dropped)
-                stale = Refusal.ALREADY_DECIDED if context < record.context else Refusal.OUT_OF_DATE
-                raise UserError(stale, lang)
-            if person.id not in record.game().awaiting().players or record.deadline_ms is None:
-                raise UserError(Refusal.NOT_WAITING_FOR_YOU, lang)
-            record.more_time[person.id] = context
-            record.deadline_ms += 1000 * MORE_TIME_S
-            due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
-            tx.arm_deadline(min(due))
-            line = hand.more_time_line(self.catalogs.get(record.lang), seat.name)
-            tx.send(record.id, group_send(record, line).to_op())
-            # The group's message that shows until when shows the new moment (one edit,
-            # optional: a newer state of that message replaces it while it waits).
-            if (moved := self.steps.messages.deadline_moved(record, record.game())) is not None:
-                tx.send(record.id, moved.to_op())
-            tx.save(record, step=False)  # no step of the game: the buttons stay current
-
         try:
-            await self.store.games.transact(game_id, build, update)
+            # No step of the game: its revision stays, so the buttons stay current.
+            async with self.steps.game(game_id, update, lang, step=False) as g:
+                record = g.record
+                if record.status != PLAYING:
+                    raise UserError(Refusal.GAME_OVER, lang)
+                seat = record.seat(person.id)
+                if seat is None:
+                    raise UserError(Refusal.NOT_IN_GAME, lang)
+                if person.id in record.more_time:
+                    raise UserError(Refusal.MORE_TIME_USED, lang)
+                if record.context != context:
+                    # An earlier decision's button (a prompt whose optional close was dropped)
+                    older = context < record.context
+                    raise UserError(Refusal.ALREADY_DECIDED if older else Refusal.OUT_OF_DATE, lang)
+                if person.id not in record.game().awaiting().players or record.deadline_ms is None:
+                    raise UserError(Refusal.NOT_WAITING_FOR_YOU, lang)
+                record.more_time[person.id] = context
+                record.deadline_ms += 1000 * MORE_TIME_S
+                due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
+                g.tx.arm_deadline(min(due))
+                line = hand.more_time_line(self.catalogs.get(record.lang), seat.name)
+                g.tx.send(record.id, group_send(record, line).to_op())
+                # The group's message that shows until when shows the new moment (one edit,
+                # optional: a newer state of that message replaces it while it waits).
+                if (moved := self.steps.messages.deadline_moved(record, record.game())) is not None:
+                    g.tx.send(record.id, moved.to_op())
         except UserError as err:
             return CallbackResult(err.said, alert=err.said.what is Refusal.MORE_TIME_USED)
-        await self.steps.committed(game_id)
         return CallbackResult(Said(Notice.MORE_TIME, lang))
