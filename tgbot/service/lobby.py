@@ -27,6 +27,7 @@ from .core import (
     NeedsStart,
     never_admin,
     reply_op,
+    retried,
 )
 from .preferences import Preferences
 from .records import CANCELLED, LOBBY, OVER, PLAYING, GameRecord, Seat, Timing
@@ -242,6 +243,7 @@ class LobbyRoom:
             await self.store.commits.commit(writes)
             await self.steps.committed(record.id)
 
+    @retried
     async def join(
         self,
         game_id: str,
@@ -259,28 +261,27 @@ class LobbyRoom:
         if not can_write(prefs):
             raise NeedsStart(game_id)
 
-        def change(record: GameRecord, seen: Seen, tx: GameTx) -> None:
+        joined = Said(Notice.JOINED, lang)
+        async with self.steps.game(game_id, update, lang, players=(person.id,)) as g:
+            record = g.record
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if record.seat(person.id):
                 raise UserError(Refusal.ALREADY_IN_GAME, lang)
-            elsewhere = seen.player(person.id)
+            elsewhere = g.seen.player(person.id)
             if elsewhere and elsewhere != record.id:
                 raise UserError(Refusal.IN_ANOTHER_GAME, lang)
             if len(record.players) >= MAX_PLAYERS:
                 raise UserError(Refusal.GAME_FULL, lang)
             record.players.append(Seat(person.id, person.name, lang))
-            tx.claim_player(person.id)
-            tx.send(record.id, self._lobby_edit(record))
-
-        joined = Said(Notice.JOINED, lang)
-        reply = None
-        if reply_to is not None:
-            text = notices.say(self.catalogs.get(lang), joined)
-            reply = (reply_to, Reply(_joined(lead, text)))
-        await self.steps.mutate(game_id, change, (person.id,), update, reply, lang)
+            g.tx.claim_player(person.id)
+            g.tx.send(record.id, self._lobby_edit(record))
+            if reply_to is not None:  # in the game's outbox: its slot, its transaction
+                text = notices.say(self.catalogs.get(lang), joined)
+                g.tx.send(record.id, reply_op(reply_to, Reply(_joined(lead, text))))
         return joined
 
+    @retried
     async def leave_lobby_or_game(
         self,
         game_id: str,
@@ -294,7 +295,9 @@ class LobbyRoom:
         """
         lang = await self.prefs.person_language(person)
 
-        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
+        left = Said(Notice.LEFT, lang)
+        async with self.steps.game(game_id, update, lang) as g:
+            record, tx = g.record, g.tx
             seat = record.seat(person.id)
             if seat is None:
                 raise UserError(Refusal.NOT_IN_GAME, lang)
@@ -302,32 +305,31 @@ class LobbyRoom:
                 record.players.remove(seat)
                 tx.release_player(person.id)
                 tx.send(record.id, self._lobby_edit(record))
-                return
-            if record.status != PLAYING:
+            elif record.status != PLAYING:
                 raise UserError(Refusal.GAME_OVER, lang)
-            game = record.game()
-            try:
-                events = game.leave(person.id)
-            except IllegalDecision:
-                raise UserError(Refusal.ALREADY_OUT, lang) from None
-            archive.note_move(record, self.steps.now_ms(), person.id, archive.LEAVE)
-            tx.release_player(person.id)
-            self.steps.apply_step(record, game, events, tx)
-
-        left = Said(Notice.LEFT, lang)
-        reply = None
-        if reply_to is not None:
-            reply = (reply_to, Reply(notices.say(self.catalogs.get(lang), left)))
-        await self.steps.mutate(game_id, change, (), update, reply, lang)
+            else:
+                game = record.game()
+                try:
+                    events = game.leave(person.id)
+                except IllegalDecision:
+                    raise UserError(Refusal.ALREADY_OUT, lang) from None
+                archive.note_move(record, self.steps.now_ms(), person.id, archive.LEAVE)
+                tx.release_player(person.id)
+                self.steps.apply_step(record, game, events, tx)
+            if reply_to is not None:
+                text = notices.say(self.catalogs.get(lang), left)
+                tx.send(record.id, reply_op(reply_to, Reply(text)))
         return left
 
+    @retried
     async def start_game(
         self, game_id: str, person: Person | None, update: Handling | None = None
     ) -> None:
         """Start a lobby now (a player's request, or its timer with `person` None)."""
         lang = None if person is None else await self.prefs.person_language(person)
 
-        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
+        async with self.steps.game(game_id, update, lang) as g:
+            record = g.record
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person is not None and record.seat(person.id) is None:
@@ -336,17 +338,17 @@ class LobbyRoom:
                 raise UserError(Refusal.TOO_FEW_PLAYERS, lang)
             if not record.humans():
                 raise UserError(Refusal.NO_HUMAN, lang)
-            self.begin(record, tx)
+            self.begin(record, g.tx)
 
-        await self.steps.mutate(game_id, change, (), update, lang=lang)
-
+    @retried
     async def change_ai(
         self, game_id: str, person: Person, add: bool, update: Handling | None = None
     ) -> Said:
         """The lobby's creator adds or removes an AI player."""
         lang = await self.prefs.person_language(person)
 
-        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
+        async with self.steps.game(game_id, update, lang) as g:
+            record = g.record
             if record.status != LOBBY:
                 raise UserError(Refusal.ALREADY_STARTED, lang)
             if person.id != record.creator:
@@ -363,9 +365,7 @@ class LobbyRoom:
                 record.players.remove(ais[-1])
             else:
                 raise UserError(Refusal.NO_AI_TO_REMOVE, lang)
-            tx.send(record.id, self._lobby_edit(record))
-
-        await self.steps.mutate(game_id, change, (), update, lang=lang)
+            g.tx.send(record.id, self._lobby_edit(record))
         return Said(Notice.AI_CHANGED, lang)
 
     def begin(self, record: GameRecord, tx: GameTx) -> None:
@@ -392,6 +392,7 @@ class LobbyRoom:
             len(record.players),
         )
 
+    @retried
     async def cancel(
         self,
         game_id: str,
@@ -406,12 +407,10 @@ class LobbyRoom:
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
 
-        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
-            if record.status not in (LOBBY, PLAYING):
+        async with self.steps.game(game_id, update, lang) as g:
+            if g.record.status not in (LOBBY, PLAYING):
                 raise UserError(Refusal.GAME_OVER, lang)
-            self.close(record, tx)
-
-        await self.steps.mutate(game_id, change, (), update, lang=lang)
+            self.close(g.record, g.tx)
 
     def close(self, record: GameRecord, tx: GameTx, reason: str = "cancelled") -> None:
         """Close a lobby or a game before its end (`reason`), telling everyone, in `tx`."""
@@ -449,20 +448,20 @@ class LobbyRoom:
                 continue  # a lobby that closed: the group saw it, nobody was dealt cards
             tx.send(record.id, op.to_op())
 
+    @retried
     async def chat_closed(self, chat_id: int) -> None:
         """The bot was removed from a group: cancel its game, telling its players privately."""
         game_id = await self.store.games.game_of_chat(chat_id)
         if not game_id:
             return
 
-        def change(record: GameRecord, _: Seen, tx: GameTx) -> None:
-            if record.status in (LOBBY, PLAYING):
-                self._tell_everyone(record, tx, "removed")
-                self.steps.finish(record, tx, CANCELLED)
-                log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
-
-        with contextlib.suppress(UserError):
-            await self.steps.mutate(game_id, change)
+        with contextlib.suppress(UserError):  # no game any more: nothing to cancel
+            async with self.steps.game(game_id) as g:
+                record = g.record
+                if record.status in (LOBBY, PLAYING):
+                    self._tell_everyone(record, g.tx, "removed")
+                    self.steps.finish(record, g.tx, CANCELLED)
+                    log.info("game %s cancelled: the bot left chat %s", record.id, chat_id)
 
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its game follows it, and so does what it queued
