@@ -47,10 +47,6 @@ DEADLINE_LEASE_MS = 30_000
 JOIN_PAYLOAD = re.compile(rf"j{GAME_ID}")  # /start j<game id>, the lobby's deep link
 
 
-class _Skip(Exception):
-    """Abort a transaction without writing anything."""
-
-
 # Whether the person is an admin of the given group: always asked about the game's own
 # group, never about the chat a press or command came from.
 AdminCheck = Callable[[int], Awaitable[bool]]
@@ -170,40 +166,6 @@ class GameSteps:
             if isinstance(kept, GameRecord):
                 return kept
         return GameRecord.from_dict(json.loads(seen.record))
-
-    async def mutate(
-        self,
-        game_id: str,
-        change: Callable[[GameRecord, Seen, GameTx], None],
-        players: tuple[int, ...] = (),
-        update: Handling | None = None,
-        reply: tuple[Origin, Reply] | None = None,
-        lang: str | None = None,
-    ) -> GameRecord:
-        """Load the game, let `change` alter it and queue writes, save compare-and-set.
-
-        `players`' indexes are read with the record (`change` sees which game each names);
-        `reply` goes to the outbox of the chat the update came from, in the same transaction;
-        `lang` is the language of whoever asked (a game gone by now is refused in it).
-        """
-        result: list[GameRecord] = []
-
-        def build(seen: Seen, tx: GameTx) -> None:
-            record = self.record_of(game_id, seen, update)
-            if record is None:
-                raise _Skip
-            change(record, seen, tx)
-            if reply is not None:  # in the game's outbox: its slot, its transaction
-                tx.send(game_id, reply_op(*reply))
-            tx.save(record)
-            result[:] = [record]
-
-        try:
-            await self.store.games.transact(game_id, build, update, players=players)
-        except _Skip:
-            raise UserError(Refusal.GAME_OVER, lang) from None
-        await self.committed(game_id)
-        return result[0]
 
     @contextlib.asynccontextmanager
     async def game(

@@ -14,7 +14,7 @@ from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
 from ..rendering import guide, notices, replies, tabletop
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
-from ..storage.games import GameTx, Seen
+from ..storage.games import GameTx
 from ..storage.plan import Writes
 from ..storage.prefs import can_write
 from ..storage.updates import Handling
@@ -110,14 +110,33 @@ class LobbyRoom:
             raise UserError(Refusal.NOT_A_PLAYER_OF_FINISHED, lang)
         record = await self._new_record(old.chat_id, old.thread_id, person.id)
         prefs = {s.id: await self.store.prefs.user_prefs(s.id) for s in old.humans()}
-        group_t = self.catalogs.get(old.lang)
         # Two transactions, each in one slot (a Redis Cluster has no other kind): first the
         # new lobby, which claims the group's index, so that of two presses one opens it;
         # then the finished game's message loses Play again. A crash in between leaves the
         # button, and a press then hears that a game is open in the group.
         humans = tuple(s.id for s in old.humans())
+        await self._open_again(old, record, prefs, lang, update, humans)
+        log.info(
+            "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
+        )
+        with contextlib.suppress(UserError):  # the finished game is gone: nothing to close
+            await self._close_old(old_id, person.name)
+        return Said(Notice.NEW_GAME_OPENED, lang)
 
-        def build(seen: Seen, tx: GameTx) -> None:
+    @retried
+    async def _open_again(
+        self,
+        old: GameRecord,
+        record: GameRecord,
+        prefs: dict[int, dict[str, str]],
+        lang: str,
+        update: Handling | None,
+        humans: tuple[int, ...],
+    ) -> None:
+        """Play again's new lobby, seating everyone of the finished game who can still be
+        written to and is in no other game (and its AI players); it claims the group."""
+        watched = self.store.games.transaction(record.id, update, humans, (old.chat_id,))
+        async with watched as (seen, tx):
             if seen.chat(old.chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
             record.players = []
@@ -132,35 +151,27 @@ class LobbyRoom:
                 tx.claim_player(seat.id)
             tx.claim_chat(old.chat_id)
             screen = self.steps.lobby_screen(record)
-            tx.send(
-                record.id,
-                group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op(),
-            )
+            tx.send(record.id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or record.created_ms)
+        await self.steps.committed(record.id)
 
-        def close_old(finished: GameRecord, _: Seen, tx: GameTx) -> None:
-            """The finished game's message keeps its story and its Replay, loses Play again."""
+    @retried
+    async def _close_old(self, old_id: str, opener: str) -> None:
+        """The finished game's message keeps its story and its Replay, loses Play again."""
+        async with self.steps.game(old_id) as g:
+            finished = g.record
             if finished.turn_ref is None:
                 return  # another press closed it already
-            again = notices.new_game_opened_by(group_t, person.name)
+            group_t = self.catalogs.get(finished.lang)
+            again = notices.new_game_opened_by(group_t, opener)
             text = "\n".join([self.steps.messages.final_message(finished), "", again])
             replay = history_texts.replay_button(group_t, old_id)
             replay += self.steps.messages.planner.app_row(group_t, old_id)
-            tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
+            g.tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
             finished.turn_ref = None
 
-        await self.store.games.transact(
-            record.id, build, update, chats=(old.chat_id,), players=humans
-        )
-        log.info(
-            "lobby %s opened in chat %s to play again after %s", record.id, old.chat_id, old_id
-        )
-        await self.steps.committed(record.id)
-        with contextlib.suppress(UserError):  # the finished game is gone: nothing to close
-            await self.steps.mutate(old_id, close_old)
-        return Said(Notice.NEW_GAME_OPENED, lang)
-
+    @retried
     async def new_game(
         self,
         chat_id: int,
@@ -181,18 +192,12 @@ class LobbyRoom:
         reachable = can_write(prefs)
         opener_lang = pick_language(prefs.get("lang"), person.language_code)
         # The new record's key first: its slot is the transaction's; the indexes are claimed.
-
-        def build(seen: Seen, tx: GameTx) -> None:
+        watched = self.store.games.transaction(game_id, update, (person.id,), (chat_id,))
+        async with watched as (seen, tx):
             if seen.chat(chat_id):
                 raise UserError(Refusal.GAME_OPEN_IN_GROUP, lang)
             if reachable and not seen.player(person.id):
-                record.players.append(
-                    Seat(
-                        person.id,
-                        person.name,
-                        pick_language(prefs.get("lang"), person.language_code),
-                    )
-                )
+                record.players.append(Seat(person.id, person.name, opener_lang))
                 tx.claim_player(person.id)
             tx.claim_chat(chat_id)
             screen = self.steps.lobby_screen(record)
@@ -204,10 +209,6 @@ class LobbyRoom:
                 tx.send(game_id, reply_op(origin, Reply(link.text, link.keyboard)))
             tx.save(record, step=False)
             tx.arm_deadline(record.deadline_ms or now)
-
-        await self.store.games.transact(
-            game_id, build, update, chats=(chat_id,), players=(person.id,)
-        )
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self.steps.committed(game_id)
         await self._tell_the_notify_list(record, person, title)
@@ -475,37 +476,39 @@ class LobbyRoom:
             # while the game still names the old group (a press there would be refused):
             # the game moves, what it queued is readdressed, and then its screen is shown
             # anew, after everything queued. Only the call that moved it shows it.
-            moved = False
-
-            def move(record: GameRecord, _: Seen, tx: GameTx) -> None:
-                nonlocal moved
-                moved = record.chat_id == old_chat_id
-                if moved:
-                    record.chat_id = new_chat_id
-                    tx.release_chat(old_chat_id)
-                    tx.claim_chat(new_chat_id)
-
-            def show(record: GameRecord, _: Seen, tx: GameTx) -> None:
-                shown: Edit | None = None
-                if record.chat_id != new_chat_id:
-                    return
-                if record.status == LOBBY:
-                    screen = self.steps.lobby_screen(record)
-                    shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
-                elif record.status == PLAYING:
-                    shown = self.steps.messages.turn_as_it_stands(record, record.game())
-                if shown is not None:
-                    tx.send(record.id, shown.to_op())
-
-            with contextlib.suppress(UserError):
-                await self.steps.mutate(game_id, move)
-            if moved:
-                await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
-                with contextlib.suppress(UserError):
-                    await self.steps.mutate(game_id, show)
+            with contextlib.suppress(UserError):  # no game any more: nothing follows
+                if await self._move(game_id, old_chat_id, new_chat_id):
+                    await self.store.outboxes.outbox_move_chat(game_id, old_chat_id, new_chat_id)
+                    await self._show_anew(game_id, new_chat_id)
         settings = await self.store.prefs.chat_settings(old_chat_id)
         if settings:
             await self.store.prefs.set_chat_settings(new_chat_id, **settings)
+
+    @retried
+    async def _move(self, game_id: str, old_chat_id: int, new_chat_id: int) -> bool:
+        """The game names the supergroup its group became; False if it named it already."""
+        async with self.steps.game(game_id) as g:
+            moved = g.record.chat_id == old_chat_id
+            if moved:
+                g.record.chat_id = new_chat_id
+                g.tx.release_chat(old_chat_id)
+                g.tx.claim_chat(new_chat_id)
+        return moved
+
+    @retried
+    async def _show_anew(self, game_id: str, new_chat_id: int) -> None:
+        """The game's lobby or turn message, shown anew in the supergroup."""
+        async with self.steps.game(game_id) as g:
+            record = g.record
+            shown: Edit | None = None
+            here = record.chat_id == new_chat_id  # else it moved on meanwhile
+            if here and record.status == LOBBY:
+                screen = self.steps.lobby_screen(record)
+                shown = group_edit(record, LOBBY_REF, screen.text, screen.keyboard)
+            elif here and record.status == PLAYING:
+                shown = self.steps.messages.turn_as_it_stands(record, record.game())
+            if shown is not None:
+                g.tx.send(record.id, shown.to_op())
 
     def start_link(self) -> str:
         """The deep link that opens the bot privately (its Start button)."""

@@ -12,12 +12,10 @@ from ..contract.plan import Fallback, Send, screen_edit
 from ..contract.settings import ChatSettings, next_setting
 from ..rendering import settings_screens
 from ..rendering.i18n import Translator, pick_language
-from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
 from ..storage.plan import Writes
 from ..storage.updates import Handling
-from .core import GameSteps
-from .records import GameRecord
+from .core import GameSteps, retried
 from .results import Person, UserError
 
 
@@ -94,12 +92,14 @@ class Preferences:
         await self.store.prefs.set_user_prefs(person.id, lang=lang)
         game_id = await self.store.games.game_of_player(person.id)
         if game_id:
-
-            def build(record: GameRecord, _: Seen, __: GameTx) -> None:
-                seat = record.seat(person.id)
-                if seat is not None:
-                    seat.lang = lang
-
-            with contextlib.suppress(UserError):
-                await self.steps.mutate(game_id, build)
+            with contextlib.suppress(UserError):  # the game is gone: nothing to tell it
+                await self._seat_speaks(game_id, person.id, lang)
         return Said(Notice.LANGUAGE_SAVED, lang)  # said in the language just chosen
+
+    @retried
+    async def _seat_speaks(self, game_id: str, user_id: int, lang: str) -> None:
+        """The person's seat in a game speaks `lang` from its next step."""
+        async with self.steps.game(game_id) as g:
+            seat = g.record.seat(user_id)
+            if seat is not None:
+                seat.lang = lang

@@ -6,7 +6,7 @@ the order in which they are written)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -158,36 +158,17 @@ class Games:
         game_id: str,
         update: Handling | None = None,
         players: tuple[int, ...] = (),
-    ) -> AsyncIterator[tuple[Seen, GameTx]]:
-        """One attempt of the game's transaction, as a block: what it read (the record, and
-        the indexes of `players`) and the transaction to fill; leaving the block commits
-        it compare-and-set (`Commits.write`: Stale when the read is out of date, for the
-        caller to run the operation again), an exception leaves it unwritten."""
-        keys = self.keys
-        record_key = keys.game(game_id)
-        read = await self.commits.read([record_key, *map(keys.user_game, players)], update)
-        tx = GameTx(keys=keys, game_id=game_id)
-        yield Seen(keys, record_key, read.seen), tx
-        await self.commits.write(read, tx, update)
-
-    async def transact(
-        self,
-        game_id: str,
-        build: Callable[[Seen, GameTx], None],
-        update: Handling | None = None,
         chats: tuple[int, ...] = (),
-        players: tuple[int, ...] = (),
-    ) -> None:
-        """Read the game's record (and the indexes of `chats` and `players`), let `build`
-        fill a transaction from them, commit it compare-and-set (`Commits.atomic`: built
-        again after a concurrent change; `build` may raise to write nothing)."""
+    ) -> AsyncIterator[tuple[Seen, GameTx]]:
+        """One attempt of the game's transaction, as a block: what it read (the record,
+        None for a game not written yet, and the indexes of `chats` and `players`) and the
+        transaction to fill; leaving the block commits it compare-and-set
+        (`Commits.write`: Stale when the read is out of date, for the caller to run the
+        operation again), an exception leaves it unwritten."""
         keys = self.keys
         record_key = keys.game(game_id)
         watch = [record_key, *map(keys.chat_game, chats), *map(keys.user_game, players)]
-
-        def attempt(values: dict[str, str | None]) -> Writes:
-            tx = GameTx(keys=keys, game_id=game_id)
-            build(Seen(keys, record_key, values), tx)
-            return tx
-
-        await self.commits.atomic(watch, attempt, update=update)
+        read = await self.commits.read(watch, update)
+        tx = GameTx(keys=keys, game_id=game_id)
+        yield Seen(keys, record_key, read.seen), tx
+        await self.commits.write(read, tx, update)
