@@ -214,3 +214,23 @@ def test_target_killed_by_its_failed_challenge_cannot_be_assassinated_again() ->
     assert "ActionResolved" not in kinds(events)
     assert game.awaiting().kind is DecisionKind.TURN and game.awaiting().players == (3,)
     check_invariants(game)
+
+
+# ---- the table's answers ---------------------------------------------------------------
+
+
+def test_the_tables_answers_are_every_awaited_players_each_once_in_button_order() -> None:
+    game = stacked_game([(CP, A), (AM, D), (CP, CT)])
+    assert game.answers() == []  # a turn to take: nothing to answer
+    game.apply(1, TakeAction(Action.STEAL, 2))
+    # The target may block with either card, anyone may challenge, and anyone may pass.
+    assert game.answers() == [Challenge(), Block(CP), Block(AM), Pass()]
+    game.apply(2, Block(AM))
+    # The block may be challenged (by the stealer and the third player), or let stand.
+    assert game.answers() == [Challenge(), Pass()]
+
+
+def test_foreign_aids_answers_are_a_block_by_anyone_and_no_challenge() -> None:
+    game = stacked_game([(CP, A), (AM, D), (CP, CT)])
+    game.apply(1, TakeAction(Action.FOREIGN_AID))
+    assert game.answers() == [Block(D), Pass()]

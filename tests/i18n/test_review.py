@@ -41,7 +41,7 @@ from tgbot.rendering.texts import (
     variant_name,
 )
 from tgbot.service.records import GameRecord, Seat, Timing
-from tgbot.service.step_messages import StepMessages, answer_options
+from tgbot.service.step_messages import StepMessages
 
 CATALOGS = Catalogs(DEFAULT_LOCALES)
 KA, EN = CATALOGS.get("ka"), CATALOGS.get("en")
@@ -313,7 +313,7 @@ def keyboards_of_random_games(t: Translator) -> list[list[list[dict[str, str]]]]
         while not game.over:
             waiting = game.awaiting()
             if waiting.kind is DecisionKind.RESPONSE:  # the answers on the group's turn message
-                options = answer_options(game, waiting.players)
+                options = game.answers()
                 boards.append(tabletop.answer_buttons(t, "abcdef", game.version, options, names))
             for pid in waiting.players:
                 a = prompting.Asking(t, view_of(game, pid), "abcdef", game.version, names)

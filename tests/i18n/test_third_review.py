@@ -15,7 +15,7 @@ from tgbot.rendering import guide, notices, tabletop
 from tgbot.rendering.i18n import Catalogs
 from tgbot.rendering.profile import DESCRIPTION
 from tgbot.service.records import GameRecord, Seat, Timing
-from tgbot.service.step_messages import StepMessages, answer_options
+from tgbot.service.step_messages import StepMessages
 from tgbot.telegram.commands import help_text, menus
 
 from .test_glossary import REJECTED
@@ -190,7 +190,7 @@ def test_challenge_has_a_row_of_its_own_on_the_group_message() -> None:
         while not game.over:
             waiting = game.awaiting()
             if waiting.kind is DecisionKind.RESPONSE:
-                options = answer_options(game, waiting.players)
+                options = game.answers()
                 board = tabletop.answer_buttons(KA, "abcdef", game.version, options, {})
                 challenge = KA.gettext("⚔️ Challenge")
                 rows = [row for row in board if any(b["text"] == challenge for b in row)]

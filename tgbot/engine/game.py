@@ -427,6 +427,18 @@ class Game:
         )
         return out
 
+    def answers(self) -> list[Decision]:
+        """Every answer that anyone awaited may give to the open claim or block, each once:
+        the table's buttons, Challenge first, then the blocks, Pass last (empty when no
+        claim or block is open)."""
+        kind, awaited, _ = self._awaiting
+        if kind is not DecisionKind.RESPONSE:
+            return []
+        offered: list[Decision] = []
+        for player_id in awaited:
+            offered += (d for d in self.legal_decisions(player_id) if d not in offered)
+        return sorted(offered, key=_answer_order)
+
     def legal_decisions(self, player_id: int) -> list[Decision]:
         """Every decision `player_id` may take now (empty when it is not theirs to take)."""
         kind, awaited, _ = self._awaiting
@@ -1193,6 +1205,12 @@ _STEPS: dict[Phase, Callable[[Game, list[ev.Event]], bool]] = {
     Phase.END_TURN: Game._step_end_turn,
     Phase.OVER: Game._step_over,
 }
+
+
+def _answer_order(answer: Decision) -> int:
+    """Where an answer goes among the table's buttons."""
+    return 0 if isinstance(answer, Challenge) else 2 if isinstance(answer, Pass) else 1
+
 
 # How legal_decisions lists each kind of decision.
 _OPTIONS: dict[DecisionKind, Callable[[Game, PlayerState], list[Decision]]] = {

@@ -23,13 +23,9 @@ from ..contract.steps import (
     turn_ref_of,
 )
 from ..engine import (
-    Challenge,
     Character,
-    Decision,
     DecisionKind,
     Game,
-    Pass,
-    view_of,
 )
 from ..engine import events as ev
 from .records import GameRecord, Timing
@@ -42,19 +38,6 @@ DELIVERY_GRACE_S = 60
 def seconds_for(timing: Timing, kind: DecisionKind | None) -> int:
     """The deadline of a decision kind (the settings table says which setting gives it)."""
     return timing.seconds(kind)
-
-
-def answer_options(game: Game, players: Sequence[int]) -> list[Decision]:
-    """The answers anyone awaited may give (Challenge, Block as ..., Pass), each once, in the
-    order the engine offers them: the buttons of the group's turn message."""
-    seen: list[Decision] = []
-    for pid in players:
-        for decision in view_of(game, pid).legal:
-            if decision not in seen:
-                seen.append(decision)
-    return sorted(
-        seen, key=lambda d: 0 if isinstance(d, Challenge) else 2 if isinstance(d, Pass) else 1
-    )
 
 
 def table_of(record: GameRecord, over: bool = False) -> Table:
@@ -132,7 +115,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         or (bool(story or told) and waiting.kind is DecisionKind.RESPONSE)
     )
     asks_table = not game.over and waiting.kind is DecisionKind.RESPONSE and table.answers_at_table
-    options = tuple(answer_options(game, waiting.players)) if asks_table else ()
+    options = tuple(game.answers()) if asks_table else ()
     table_context = context if turn_shown and options else None
 
     humans = {r.id for r in table.readers}

@@ -16,7 +16,6 @@ from ..rendering.step_plan import StepPlanner
 from .advance import (
     DELIVERY_GRACE_S,
     advance,
-    answer_options,
     bluffs_of,
     seconds_for,
     settle,
@@ -30,7 +29,6 @@ __all__ = [
     "LOBBY_REF",
     "TURN_REF",
     "StepMessages",
-    "answer_options",
     "group_edit",
     "group_send",
     "prompt_ref",
@@ -114,7 +112,6 @@ class StepMessages:
         supergroup), or with its deadline moved (`optional`)."""
         if record.turn_ref is None or game.over:
             return None
-        waiting = game.awaiting()
         settled = record.delivered == record.context
         deadline_ms = record.deadline_ms if settled else None
         shows_answers = record.table_context is not None and record.table_context == record.context
@@ -126,7 +123,7 @@ class StepMessages:
             told_of(record),
             deadline_ms,
             record.context if shows_answers else None,
-            answer_options(game, waiting.players) if shows_answers else (),
+            game.answers() if shows_answers else (),
             optional,
         )
 
