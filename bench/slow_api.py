@@ -30,7 +30,7 @@ from tests.redis_server import redis_url
 from tests.resilience.test_kill9 import game_buttons, play_one
 from tests.telegram_sim.harness import TgUser, running_bot
 from tests.telegram_sim.server import TelegramSim
-from tgbot.telegram import sender
+from tgbot.telegram import bot_calls
 
 
 async def run(groups: int, share: float, late: float, seed: int) -> None:
@@ -72,7 +72,7 @@ async def run(groups: int, share: float, late: float, seed: int) -> None:
             calls = [c for c in sim.calls if c.method != "getUpdates"]
             print(
                 f"{groups} groups x 6 players, {share:.0%} of answers {late:.0f} s late,"
-                f" read timeout for sends {sender.WRITE_READ_TIMEOUT_S:.0f} s, seed {seed}"
+                f" read timeout for sends {bot_calls.WRITE_READ_TIMEOUT_S:.0f} s, seed {seed}"
             )
             print(
                 f"calls: {len(calls)}, answered late: {sim.slow_calls}; games played in"
@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--read-timeout", type=float, default=None, help="seconds, for sends")
     args = parser.parse_args()
     if args.read_timeout is not None:
-        sender.WRITE_READ_TIMEOUT_S = args.read_timeout
+        bot_calls.WRITE_READ_TIMEOUT_S = args.read_timeout
     print(f"machine: {platform.machine()} cpus={os.cpu_count()} python {platform.python_version()}")
     asyncio.run(run(args.groups, args.share, args.late, args.seed))
 

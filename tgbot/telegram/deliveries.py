@@ -10,7 +10,8 @@ from .. import metrics
 from ..storage.keys import CHAT_OWNER_PREFIX
 from ..tasks import settle
 from . import outage
-from .sender import Sender, log_undelivered
+from .delivery_log import log_undelivered
+from .sender import Sender
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from redis.exceptions import RedisError
-from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+from telegram.error import ChatMigrated, RetryAfter
 from telegram.ext import ExtBot
 
 from .. import metrics
@@ -21,7 +21,9 @@ from ..storage.outbox import LEASED
 from ..storage.plan import Writes
 from ..storage.store import Store
 from . import outage
-from .keyboards import markup
+from .bot_calls import WRITE_READ_TIMEOUT_S as WRITE_READ_TIMEOUT_S
+from .bot_calls import BotCalls
+from .delivery_log import say_unconfirmed, sweep_failed
 from .lanes import (
     Pending,
     answered_elsewhere,
@@ -35,11 +37,9 @@ from .lanes import (
     latest_state,
     merge_sends,
     ride,
-    thread_of,
     told_in_page,
     with_heads,
     with_lane_priority,
-    with_moment,
 )
 from .message_refs import message_id as message_id_of
 from .message_refs import recorded_ids, ref_key
@@ -50,46 +50,6 @@ log = logging.getLogger(__name__)
 LEASE_MS = 6_000  # a killed process holds up the outboxes it was delivering this long
 FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
 LONGEST_BACKOFF_S = 30.0
-# How long a send or an edit waits for Telegram's answer (python-telegram-bot's default
-# read timeout is 5 s). Telegram answers in a few seconds even when it is slow, and a send
-# whose answer did not come is made again, leaving a copy nobody can edit (with live
-# buttons, if it has any); an edit made again spends another slot of a group's minute.
-# Waiting longer costs the chat's lane only the time the answer takes.
-WRITE_READ_TIMEOUT_S = 15.0
-
-
-def _say_unconfirmed(chat: int, then: str = "answered since: not sent again") -> None:
-    """A send's attempt is noted and its answer never was (a crash, or past the read
-    timeout): the message may be in the chat, with buttons nothing can take off (its id
-    is unknown) until someone presses them."""
-    metrics.SENDS_UNCONFIRMED.inc()
-    log.warning("a message to chat %s may have reached Telegram unanswered; %s", chat, then)
-
-
-def _sweep_failed(game_id: str, failures: int, pause: float, err: Exception) -> None:
-    """Say that a sweep could not deliver a game's outbox: once per Redis outage (see
-    outage.py); Telegram away or refusing (TimedOut, a 5xx and BadRequest are
-    NetworkErrors) in one line, no traceback; anything else with its traceback."""
-    log_undelivered(
-        f"outbox of game {game_id}",
-        f"outbox of game {game_id} not delivered yet ({failures} tries; next in {pause:.0f} s)",
-        err,
-    )
-
-
-def log_undelivered(source: str, what: str, err: Exception) -> None:
-    """Say that an outbox was not delivered: once per Redis outage; Telegram away or slow
-    (a NetworkError) in one WARNING line; anything else, a bug of ours, with its traceback."""
-    if outage.STORAGE.failed(source, err):
-        return
-    away = isinstance(err, NetworkError)
-    log.log(
-        logging.WARNING if away else logging.ERROR,
-        "%s: %s",
-        what,
-        err,
-        exc_info=None if away else err,
-    )
 
 
 class _Deferred(Exception):
@@ -121,15 +81,13 @@ class Sender:
         app_first_ms: int = 0,
     ) -> None:
         self.bot = bot
+        self.calls = BotCalls(bot, on_unreachable)
         self.store = store
         self.keys = store.keys
         # Moves a group's game and settings to the supergroup it became (the game service's).
         self.on_migrated = on_migrated
         # A prompt reached Telegram: (game, context, seconds) starts its deadline from now.
         self.on_prompt_delivered = on_prompt_delivered
-        # Telegram refused a private message: (game, person, where to say so) is noted, and
-        # the group told how to fix it the first time (the service's decision).
-        self.on_unreachable = on_unreachable
         # Asked in the page first (config.app_first_s): how long a prompt of a player whose
         # page is open waits for the decision to come from there (0: never).
         self.app_first_ms = app_first_ms
@@ -242,7 +200,7 @@ class Sender:
                 failures += 1
                 pause = min(LONGEST_BACKOFF_S, FIRST_BACKOFF_S * 2 ** (failures - 1))
                 self._backoff[game_id] = (failures, time.monotonic() + pause)
-                _sweep_failed(game_id, failures, pause, err)
+                sweep_failed(game_id, failures, pause, err)
             else:
                 self._backoff.pop(game_id, None)
                 outage.STORAGE.working()
@@ -352,7 +310,7 @@ class Sender:
             if dropped:
                 delivered.setdefault(chat, []).extend(dropped)
                 if any(item.sent == 0 and item.raws[0] in dropped for item in lane):
-                    _say_unconfirmed(chat)
+                    say_unconfirmed(chat)
         prompts = [item for lane in lanes.values() for item in lane if is_prompt(item)]
         now_ms = int(time.time() * 1000)
         asked = self._asked.pop(game_id, set())
@@ -490,14 +448,6 @@ class Sender:
         await self.on_migrated(old_chat, new_chat)
         await self.store.outboxes.outbox_move_chat(owner, old_chat, new_chat)
 
-    @staticmethod
-    def _pace(op: Op, calls: int = 1) -> dict[str, Any]:
-        """The rate limiter's arguments: an answer to a person (a reply, a press's edit) is
-        outside the queued share;
-        the op's class in a group's minute (an optional edit takes a slot only while the
-        minute has room to spare); `calls` to the same chat follow in a row."""
-        return {"queued": not op.direct, "priority": op.rank, "chat_calls": calls}
-
     async def _send(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
     ) -> None:
@@ -506,36 +456,7 @@ class Sender:
         if op.kb or ref_key(op):
             await self._send_recorded(game_id, item, op, refs, calls)
             return
-        await self._send_text(game_id, op, calls)
-
-    async def _send_text(
-        self,
-        game_id: str,
-        op: Op,
-        calls: int = 1,
-        before_call: Callable[[], Awaitable[None]] | None = None,
-    ) -> int | None:
-        """One sendMessage; the new message's id, None when Telegram refused it (a 403 is
-        noted, a 400 logged). Its answer is waited for longer than Telegram's slow ones
-        (WRITE_READ_TIMEOUT_S): a send whose answer is late is not made again blindly."""
-        op, entities = with_moment(op, int(time.time() * 1000))
-        try:
-            message = await self.bot.send_message(
-                chat_id=op.chat,
-                text=op.text,
-                entities=entities,
-                reply_markup=markup(op.kb),
-                message_thread_id=thread_of(op),
-                read_timeout=WRITE_READ_TIMEOUT_S,
-                rate_limit_args=self._pace(op, calls) | {"before_call": before_call},
-            )
-        except Forbidden:
-            await self._unreachable(game_id, op)
-            return None
-        except BadRequest as err:
-            log.warning("message to chat %s refused: %s", op.chat, err.message)
-            return None
-        return message.message_id
+        await self.calls.send_text(game_id, op, calls)
 
     async def _send_recorded(
         self, game_id: str, item: Pending, op: Op, refs: dict[str, int], calls: int = 1
@@ -557,7 +478,7 @@ class Sender:
             # after the record may have stopped between the two: put them on ("not
             # modified" when they are there); only a retry makes this call.
             if op.kb:
-                await self._edit_text(game_id, op, message_id, calls)
+                await self.calls.edit_text(game_id, op, message_id, calls)
         else:
             # The lanes of one game run side by side: each keeps to its own entry here.
             message_id = self._owed_sent.get(game_id, {}).get(token)
@@ -568,14 +489,14 @@ class Sender:
                     # past the read timeout): a copy may be there already, which nothing
                     # can edit (its id is unknown); it stays until pressed, and that press
                     # closes it (`_close`).
-                    _say_unconfirmed(op.chat, "sent again")
+                    say_unconfirmed(op.chat, "sent again")
                 else:
 
                     async def attempted() -> None:
                         await self.store.outboxes.outbox_attempt(game_id, token)
 
                 try:
-                    message_id = await self._send_text(game_id, op, calls, attempted)
+                    message_id = await self.calls.send_text(game_id, op, calls, attempted)
                 except RetryAfter:
                     if attempted is not None:  # Telegram's 429: it was not sent after all
                         await self.store.outboxes.outbox_unattempt(game_id, token)
@@ -610,7 +531,7 @@ class Sender:
                 # holder knows the prompt may be shown (see `lanes.answered_elsewhere`).
                 await self.store.outboxes.outbox_shown(game_id, item.raws[-1], message_id)
                 item.sent = message_id
-            if await self._edit_text(game_id, op, message_id, calls):
+            if await self.calls.edit_text(game_id, op, message_id, calls):
                 return
             item.sent = None  # not shown there after all: a new message, recorded as one
         await self._send(game_id, item, op, refs, calls)
@@ -629,7 +550,7 @@ class Sender:
                 return
             await self._send(game_id, item, op, refs, calls)
             return
-        if not await self._edit_text(game_id, op, message_id, calls) and op.kb:
+        if not await self.calls.edit_text(game_id, op, message_id, calls) and op.kb:
             # Gone or too old to edit, and it still offers buttons (a lobby): send it anew,
             # as a new message the group must see (an optional edit's class would wait for
             # a quiet spell, and the refused edit was just counted: it would never go).
@@ -643,7 +564,7 @@ class Sender:
         group that became a supergroup, the group's game and settings follow, and the old
         group's message is left alone."""
         try:
-            await self._edit_text(game_id, op, message_id, calls)
+            await self.calls.edit_text(game_id, op, message_id, calls)
         except ChatMigrated as err:
             await self.on_migrated(op.chat, err.new_chat_id)
 
@@ -671,43 +592,4 @@ class Sender:
         stale_prompt = op.ref.startswith(STALE_CLOSE)
         if not stale_prompt and (not refs or message_id in recorded_ids(refs, op.chat)):
             return  # (no ids kept any more, a game long over: nothing tells a copy apart)
-        try:
-            await self.bot.edit_message_reply_markup(
-                chat_id=op.chat,
-                message_id=message_id,
-                reply_markup=None,
-                read_timeout=WRITE_READ_TIMEOUT_S,
-                rate_limit_args=self._pace(op),
-            )
-        except ChatMigrated:
-            return  # a message of the old group, which nobody edits any more
-        except (BadRequest, Forbidden) as err:  # gone, too old, or closed already
-            log.info("stale buttons in chat %s not taken off: %s", op.chat, err.message)
-
-    async def _edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
-        """Edit a message; False when it cannot be edited (gone, too old)."""
-        op, entities = with_moment(op, int(time.time() * 1000))
-        try:
-            await self.bot.edit_message_text(
-                text=op.text,
-                entities=entities,
-                chat_id=op.chat,
-                message_id=message_id,
-                reply_markup=markup(op.kb),
-                read_timeout=WRITE_READ_TIMEOUT_S,
-                rate_limit_args=self._pace(op, calls),
-            )
-        except BadRequest as err:
-            if "not modified" in err.message.lower():
-                return True
-            log.warning("edit in chat %s refused: %s", op.chat, err.message)
-            return False
-        except Forbidden:
-            await self._unreachable(game_id, op)
-        return True
-
-    async def _unreachable(self, game_id: str, op: Op) -> None:
-        """A private message was refused: the service notes it (and tells the group)."""
-        if op.chat < 0:  # a group: the bot was removed; chat_closed deals with that
-            return
-        await self.on_unreachable(game_id, op.chat, op.fallback)
+        await self.calls.take_buttons_off(op, message_id)
