@@ -118,6 +118,15 @@ async def test_no_decision_in_time_gets_the_prompt_and_the_deadline_counts_from_
             assert record is not None
             mover = record.game().awaiting().players[0]
             entry = await prompt_entry(h, game_id, mover)
+            await deadline_started(h, game_id)
+            # The group's first turn message also names the decision, and its delivery,
+            # beside the held prompt, starts the deadline again ("at least that", a few ms
+            # later): read it once that message is out.
+            lane = h.store.keys.outbox_lane(game_id, GROUP)
+            for _ in range(200):
+                if not await h.store.redis.llen(lane):
+                    break
+                await asyncio.sleep(0.02)
             asked = await deadline_started(h, game_id)
             # Started as the page showed it: from when the prompt was queued.
             queued, seconds = int(entry["at"]), int(entry["seconds"])
