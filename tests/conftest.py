@@ -14,14 +14,6 @@ import pytest_asyncio
 
 from .redis_server import redis_cluster_url, redis_url
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests first (in their order, then the rest in theirs): the workers take
-    them from the start and end together, instead of one running a long test alone at
-    the end while the others wait."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 # python-telegram-bot 22 warns that RetryAfter.retry_after becomes a timedelta; opt in now
 # (the sender accepts both), as the bot itself does.
 os.environ.setdefault("PTB_TIMEDELTA", "1")

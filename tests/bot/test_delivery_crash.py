@@ -167,7 +167,6 @@ async def test_a_slow_answer_to_a_send_with_buttons_is_waited_for_not_sent_again
         await store.redis.aclose()
 
 
-@pytest.mark.slow
 async def test_a_whole_game_with_slow_answers_leaves_no_live_duplicate(
     redis_server_url: str,
 ) -> None:

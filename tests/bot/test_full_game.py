@@ -38,7 +38,6 @@ async def test_six_player_game_by_buttons(redis_server_url: str) -> None:
         await h.until(lambda: not any(h.sim.with_buttons(u.id) for u in users))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("answers", ["table", "private"])
 @pytest.mark.parametrize("variant", list(Variant))

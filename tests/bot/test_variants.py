@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from tests.bot.play import GROUP, answers, open_and_start, open_lobby, play_to_end, players
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tgbot.engine import Action, Allegiance, Character, DecisionKind, Variant, view_of
@@ -101,7 +99,6 @@ async def test_admins_choose_the_variant_and_the_lobby_shows_it(redis_server_url
         assert tabletop.variant_line(t, Variant.REFORMATION) in h.sim.with_buttons(GROUP)[-1].text
 
 
-@pytest.mark.slow
 async def test_a_whole_game_of_each_variant_by_buttons(redis_server_url: str) -> None:
     async with running_bot(redis_server_url) as h:
         for n, variant in enumerate(

@@ -271,7 +271,6 @@ def _said(call: Call) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["ka", "en"])
 async def test_a_whole_game_through_the_webhook_app(redis_server_url: str, lang: str) -> None:
     """Reformation + Inquisitor with answers in private, random presses on live buttons,

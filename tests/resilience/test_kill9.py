@@ -385,7 +385,6 @@ def test_policy_ends_every_game() -> None:
             assert play_by_policy(ids, seed, 1000).over, f"seed {seed} with {n} players"
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(480)
 async def test_kill_9_at_many_points_loses_and_repeats_nothing(
     any_redis_url: str, tmp_path: Path

@@ -11,8 +11,6 @@ import json
 import random
 from typing import Any
 
-import pytest
-
 from tests.bot.play import GROUP, open_and_start, press_random
 from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.webapp.browser import (
@@ -176,7 +174,6 @@ def _with(body: dict[str, Any], **changes: Any) -> str:
     return json.dumps({**body, **changes})
 
 
-@pytest.mark.slow
 async def test_a_player_plays_a_whole_game_in_the_mini_app(redis_server_url: str) -> None:
     executable = chromium_or_skip()
     playwright = playwright_or_skip()

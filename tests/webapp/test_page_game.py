@@ -178,7 +178,6 @@ async def play_in_pages(
         assert steps < 400, "the game did not end"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["ka", "en"])
 async def test_three_players_play_a_whole_game_only_in_the_page(
     redis_server_url: str, lang: str
