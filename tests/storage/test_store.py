@@ -13,7 +13,7 @@ import pytest
 from tests.store_probe import admit_chat, deadline_of
 from tgbot.contract.plan import Edit
 from tgbot.storage.clients import open_client
-from tgbot.storage.commit import Duplicate
+from tgbot.storage.commit import Duplicate, Stale
 from tgbot.storage.keys import Keys
 from tgbot.storage.outbox import LANE_HEAD, ROUTE_BATCH
 from tgbot.storage.plan import SEEN_KEPT, Writes
@@ -111,6 +111,46 @@ async def test_two_games_claiming_one_index_leave_one_game(store: Store) -> None
     for i in range(6):
         exists = await store.commits.get(store.keys.game(f"race{i}")) is not None
         assert exists == (f"race{i}" == winner)
+
+
+async def test_a_transaction_block_commits_on_leaving_it_and_writes_nothing_on_a_raise(
+    store: Store,
+) -> None:
+    key = store.keys.game("block")
+    await store.redis.set(key, json.dumps({"status": "lobby", "rev": 1}))
+    with pytest.raises(ValueError):
+        async with store.games.transaction("block") as (seen, tx):
+            tx.set_json[key] = {"status": "playing", "rev": 2}
+            raise ValueError("refused")
+    assert json.loads(await store.commits.get(key) or "{}")["rev"] == 1
+    async with store.games.transaction("block") as (seen, tx):
+        assert seen.record is not None
+        tx.set_json[key] = {"status": "playing", "rev": 2}
+    assert json.loads(await store.commits.get(key) or "{}")["rev"] == 2
+
+
+async def test_a_transaction_whose_read_is_out_of_date_is_stale_and_keeps_the_winners_index(
+    store: Store,
+) -> None:
+    """Two joins by one person at once (a double tap): both read the lobby and a free
+    person's index; the first commits and its index names the game. The second's claim
+    finds the index already this game's: it loses the compare-and-set (Stale) and must
+    not take the winner's index away with it."""
+    key, index = store.keys.game("lobby1"), store.keys.user_game(77)
+    await store.redis.set(key, json.dumps({"status": "lobby", "rev": 1}))
+    first = store.games.transaction("lobby1", players=(77,))
+    second = store.games.transaction("lobby1", players=(77,))
+    seen_a, tx_a = await first.__aenter__()
+    seen_b, tx_b = await second.__aenter__()
+    assert seen_a.player(77) is None and seen_b.player(77) is None
+    for tx in (tx_a, tx_b):
+        tx.set_json[key] = {"status": "lobby", "rev": 2}
+        tx.claim_player(77)
+    await first.__aexit__(None, None, None)
+    assert await store.commits.get(index) == "lobby1"
+    with pytest.raises(Stale):
+        await second.__aexit__(None, None, None)
+    assert await store.commits.get(index) == "lobby1"  # the winner's index stays
 
 
 async def test_an_index_naming_a_finished_or_missing_game_reads_as_none(store: Store) -> None:

@@ -393,7 +393,6 @@ class LobbyRoom:
             len(record.players),
         )
 
-    @retried
     async def cancel(
         self,
         game_id: str,
@@ -401,13 +400,17 @@ class LobbyRoom:
         is_admin: AdminCheck = never_admin,
         update: Handling | None = None,
     ) -> None:
-        """Cancel a game (its creator or an admin of the game's group)."""
+        """Cancel a game (its creator or an admin of the game's group). Telegram is asked
+        once who is an admin, before the transaction, which alone is retried."""
         lang = await self.prefs.person_language(person)
         raw = await self.store.games.record(game_id, update)
         creator = raw is not None and raw.get("creator") == person.id
         if raw is not None and not creator and not await is_admin(int(raw["chat_id"])):
             raise UserError(Refusal.NOT_CREATOR_OR_ADMIN, lang)
+        await self._cancel(game_id, lang, update)
 
+    @retried
+    async def _cancel(self, game_id: str, lang: str, update: Handling | None) -> None:
         async with self.steps.game(game_id, update, lang) as g:
             if g.record.status not in (LOBBY, PLAYING):
                 raise UserError(Refusal.GAME_OVER, lang)

@@ -64,11 +64,16 @@ from .updates import Handling
 # A Redis server or a Redis Cluster: both clients offer the commands used here.
 Client = Any
 
-# Take an index entry: set it when absent, ours already, or held by ARGV[3] (a value the
-# caller found to name no live game).
+# Take an index entry: set it when absent or held by ARGV[3] (a value the caller found to
+# name no live game): 1; already ours (this game's, as a commit that won the race wrote
+# it): 2, renewed, and never to be released by this attempt; someone else's: 0.
 _CLAIM = """
 local held = redis.call('GET', KEYS[1])
-if (not held) or held == ARGV[1] or held == ARGV[3] then
+if held == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return 2
+end
+if (not held) or held == ARGV[3] then
   redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
   return 1
 end
@@ -406,9 +411,11 @@ class Commits:
         it goes in one round trip with the update's own mark (see `Updates.end`).
         """
         for key, (value, ttl) in plan.claims.items():
-            if not await self._claim_key(keys=[key], args=[value, ttl, dangling.get(key, "")]):
+            taken = await self._claim_key(keys=[key], args=[value, ttl, dangling.get(key, "")])
+            if not taken:
                 return 0  # someone else's now: the next read shows it
-            claimed[key] = value
+            if int(taken) == 1:  # newly ours: released if this attempt does not commit
+                claimed[key] = value
         if not plan.empty():
             spec = dumps({"check": plan.check, "seen": plan.seen, "ops": plan.ops})
             if not self.cluster:
