@@ -8,9 +8,7 @@ each commit (the edge's deliveries).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import json
 import logging
 import random
@@ -19,7 +17,7 @@ import string
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from ..contract.outcomes import Refusal
 from ..contract.plan import Send, close_keyboard
@@ -27,7 +25,7 @@ from ..engine import Game, game_to_dict
 from ..rendering import notices, tabletop, ui
 from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
-from ..storage.commit import CAS_ATTEMPT, MAX_CAS_ATTEMPTS, Conflict, Stale
+from ..storage.commit import retried as retried  # the rooms' one retry
 from ..storage.games import GameTx, Seen
 from ..storage.keys import chat_owner
 from ..storage.plan import Writes
@@ -87,31 +85,6 @@ class Operation:
     record: GameRecord
     seen: Seen
     tx: GameTx
-
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def retried(operation: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Run a room's operation again, whole (its reads and its checks too), when its
-    compare-and-set found what it read out of date (Stale); Conflict after
-    MAX_CAS_ATTEMPTS."""
-
-    @functools.wraps(operation)
-    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        for attempt in range(MAX_CAS_ATTEMPTS):
-            token = CAS_ATTEMPT.set(attempt)
-            try:
-                return await operation(*args, **kwargs)
-            except Stale:
-                # Back off a little, at random, so that racing writers spread out.
-                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))
-            finally:
-                CAS_ATTEMPT.reset(token)
-        raise Conflict(f"{operation.__qualname__}: gave up after {MAX_CAS_ATTEMPTS} attempts")
-
-    return run
 
 
 class GameSteps:

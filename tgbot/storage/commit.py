@@ -37,12 +37,13 @@ such counters: its deadline, armed by its last step, counts it once per scope af
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from redis.asyncio.cluster import RedisCluster
 
@@ -180,6 +181,32 @@ class Stale(Exception):
 CAS_ATTEMPT: ContextVar[int] = ContextVar("cas_attempt", default=0)
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def retried(operation: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Run an operation again, whole (its reads and its checks too), when its
+    compare-and-set found what it read out of date (Stale), with `CAS_ATTEMPT` telling it
+    which attempt it is; Conflict after MAX_CAS_ATTEMPTS. The one retry of every
+    compare-and-set: `Commits.atomic`'s and the service's operations (`service.core`)."""
+
+    @functools.wraps(operation)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        for attempt in range(MAX_CAS_ATTEMPTS):
+            token = CAS_ATTEMPT.set(attempt)
+            try:
+                return await operation(*args, **kwargs)
+            except Stale:
+                # Back off a little, at random, so that racing writers spread out.
+                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))
+            finally:
+                CAS_ATTEMPT.reset(token)
+        raise Conflict(f"{operation.__qualname__}: gave up after {MAX_CAS_ATTEMPTS} attempts")
+
+    return run
+
+
 @dataclass(slots=True)
 class Read:
     """What one compare-and-set attempt read: the watched values (`seen`), to build its
@@ -257,18 +284,17 @@ class Commits:
         follows the commit waits for the update's end. With no `watch`, `scope` names the
         transaction's key (a chat's outbox, say).
         """
-        for attempt in range(MAX_CAS_ATTEMPTS):
-            try:
-                read = await self.read(watch, update, update_id, scope, attempt)
-                writes = build(read.seen)
-                if not isinstance(writes, Writes):
-                    writes = await writes
-                await self.write(read, writes, update)
-                return writes
-            except Stale:
-                # Back off a little, at random, so that racing writers spread out.
-                await asyncio.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))
-        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {watch}")
+
+        @retried
+        async def attempt() -> Writes:
+            read = await self.read(watch, update, update_id, scope)
+            writes = build(read.seen)
+            if not isinstance(writes, Writes):
+                writes = await writes
+            await self.write(read, writes, update)
+            return writes
+
+        return await attempt()
 
     async def read(
         self,
@@ -276,14 +302,13 @@ class Commits:
         update: Handling | None = None,
         update_id: int | None = None,
         scope: str | None = None,
-        attempt: int | None = None,
     ) -> Read:
         """One attempt's read of `watch` (see `atomic`): with `update`, the first attempt
         takes what a read given it kept. Duplicate if the update was applied; Stale while
         a game an index names is not written yet."""
         if update is not None:
             update_id = update.update_id
-        attempt = CAS_ATTEMPT.get() if attempt is None else attempt
+        attempt = CAS_ATTEMPT.get()
         kept = update.read if update is not None else {}
         seen: dict[str, str | None]
         dangling: dict[str, str]
