@@ -10,28 +10,39 @@ import pytest
 
 from tests.bot.play import GROUP, first_income_press, open_and_start, play_to_end, players
 from tests.redis_server import binary_for_tests
-from tests.telegram_sim.harness import SECRET, running_bot
+from tests.telegram_sim.harness import SECRET, Harness, TgUser, running_bot
 from tgbot.storage.embedded import EmbeddedRedis
+
+
+async def claim_tax(h: Harness, users: list[TgUser]) -> tuple[TgUser, list[TgUser]]:
+    """The player to move claims Tax; them, and the others, who may answer at the table."""
+    actor = next(u for u in users if h.sim.with_buttons(u.id))
+    await h.press_text(actor, actor.id, h.tr("👑 Tax"))
+    await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
+    return actor, [u for u in users if u != actor]
+
+
+async def answer_at_once(h: Harness, others: list[TgUser], label: str) -> list[str]:
+    """Each of `others` presses `label` on the group's turn message at the same moment,
+    alternately on the two processes; the answers they get, in their order."""
+    turn_message = h.sim.with_buttons(GROUP)[-1]  # the answers are at the table
+    data = turn_message.button(h.tr(label))["callback_data"]
+    presses = []
+    for i, u in enumerate(others):
+        update = h.press_update(u, GROUP, turn_message.message_id, data)
+        url = h.urls[i % 2]  # type: ignore[attr-defined]
+        presses.append((update["callback_query"]["id"], h.post(update, url=url)))
+    results = await asyncio.gather(*(p for _, p in presses))
+    assert all(r.status_code == 200 for r in results)
+    return [h.sim.callback_answers[cb]["text"] for cb, _ in presses]
 
 
 async def test_concurrent_presses_on_one_window_apply_exactly_one(any_redis_url: str) -> None:
     async with running_bot(any_redis_url, instances=2) as h:
         users = players(4)
         game_id = await open_and_start(h, users)
-        actor = next(u for u in users if h.sim.with_buttons(u.id))
-        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
-        others = [u for u in users if u != actor]
-        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
-        turn_message = h.sim.with_buttons(GROUP)[-1]  # the answers are at the table
-        presses = []
-        for i, u in enumerate(others):
-            data = turn_message.button(h.tr("⚔️ Challenge"))["callback_data"]
-            update = h.press_update(u, GROUP, turn_message.message_id, data)
-            url = h.urls[i % 2]  # type: ignore[attr-defined]
-            presses.append((update["callback_query"]["id"], h.post(update, url=url)))
-        results = await asyncio.gather(*(p for _, p in presses))
-        assert all(r.status_code == 200 for r in results)
-        answers = [h.sim.callback_answers[cb]["text"] for cb, _ in presses]
+        _, others = await claim_tax(h, users)
+        answers = await answer_at_once(h, others, "⚔️ Challenge")
         assert answers.count(h.tr("✔️ Done.")) == 1, answers
         # The window closed with the first challenge: the others hear it was already answered.
         assert answers.count(h.tr("Already answered.")) == len(others) - 1, answers
@@ -46,22 +57,10 @@ async def test_concurrent_passes_on_one_window_all_apply_once(any_redis_url: str
     async with running_bot(any_redis_url, instances=2) as h:
         users = players(5)
         game_id = await open_and_start(h, users)
-        actor = next(u for u in users if h.sim.with_buttons(u.id))
-        await h.press_text(actor, actor.id, h.tr("👑 Tax"))
-        others = [u for u in users if u != actor]
-        await h.until(lambda: bool(h.sim.with_buttons(GROUP)))
-        turn_message = h.sim.with_buttons(GROUP)[-1]
+        actor, others = await claim_tax(h, users)
         before = await h.record(game_id)
         assert before is not None
-        data = turn_message.button(h.tr("✅ Pass"))["callback_data"]
-        presses = []
-        for i, u in enumerate(others):
-            update = h.press_update(u, GROUP, turn_message.message_id, data)
-            url = h.urls[i % 2]  # type: ignore[attr-defined]
-            presses.append((update["callback_query"]["id"], h.post(update, url=url)))
-        results = await asyncio.gather(*(p for _, p in presses))
-        assert all(r.status_code == 200 for r in results)
-        answers = [h.sim.callback_answers[cb]["text"] for cb, _ in presses]
+        answers = await answer_at_once(h, others, "✅ Pass")
         assert answers == [h.tr("✔️ Done.")] * len(others), answers
         after = await h.record(game_id)
         assert after is not None
