@@ -211,9 +211,8 @@ class GameSteps:
             low, high = self.ai_pause_ms
             pause = random.Random(f"{record.seed}:{game.version}").randint(low, high)
             record.ai_due_ms = now + pause
-        due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
-        if due:
-            tx.arm_deadline(min(due))
+        if (due := record.next_due_ms()) is not None:
+            tx.arm_deadline(due)
 
     def lobby_screen(self, record: GameRecord) -> ui.Screen:
         """The lobby's message as it stands: who opened it, who joined, how long it waits."""

@@ -41,7 +41,7 @@ class DeadlineRoom:
                 finished = True
             elif record.status not in (LOBBY, PLAYING) or record.deadline_ms is None:
                 tx.clear_deadline()
-            elif (due := _next_due(record.deadline_ms, record.ai_due_ms)) > now:
+            elif (due := record.next_due_ms() or record.deadline_ms) > now:
                 tx.arm_deadline(due)  # the game moved on since: re-arm its real deadline
             else:
                 self._fire(record, tx, now)
@@ -86,7 +86,7 @@ class DeadlineRoom:
                 record.deadline_ms = due_ms
                 record.delivered = context
                 tx.save(record, step=False)  # not a step of the game: rev stays
-                tx.arm_deadline(_next_due(due_ms, record.ai_due_ms))
+                tx.arm_deadline(record.next_due_ms() or due_ms)
 
     async def claim_and_fire(self, limit: int = 20) -> int:
         """Fire every deadline that is due (claimed once across processes); return how many."""
@@ -114,8 +114,3 @@ def _delivered_due(record: GameRecord, context: int, seconds: int, now_ms: int) 
     ):
         return None
     return due_ms
-
-
-def _next_due(deadline_ms: int, ai_due_ms: int | None) -> int:
-    """When a game's next deadline falls: its decision's, or its AI player's move first."""
-    return deadline_ms if ai_due_ms is None else min(deadline_ms, ai_due_ms)

@@ -68,8 +68,7 @@ class HandRoom:
                     raise UserError(Refusal.NOT_WAITING_FOR_YOU, lang)
                 record.more_time[person.id] = context
                 record.deadline_ms += 1000 * MORE_TIME_S
-                due = [d for d in (record.deadline_ms, record.ai_due_ms) if d is not None]
-                g.tx.arm_deadline(min(due))
+                g.tx.arm_deadline(record.next_due_ms() or record.deadline_ms)
                 line = hand.more_time_line(self.catalogs.get(record.lang), seat.name)
                 g.tx.send(record.id, group_send(record, line).to_op())
                 # The group's message that shows until when shows the new moment (one edit,

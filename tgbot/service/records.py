@@ -112,6 +112,12 @@ class GameRecord:
         """Display names by id."""
         return {s.id: s.name for s in self.players}
 
+    def next_due_ms(self) -> int | None:
+        """When the game's next deadline falls: its decision's, or its awaited AI player's
+        move if that comes first (None: neither is set)."""
+        due = [d for d in (self.deadline_ms, self.ai_due_ms) if d is not None]
+        return min(due) if due else None
+
     def game(self) -> Game:
         """The engine state, rebuilt once per `engine` dict (applying a decision to it
         changes it for every later call until `engine` is written again)."""
