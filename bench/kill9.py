@@ -309,6 +309,7 @@ async def run(
             print(
                 f"messages sent twice: {sent_twice} (copies still showing buttons: {live_copies})"
             )
+            print(f"copies found by id and deleted: {len(sim.deleted)}")
             print(f"ERROR lines and tracebacks in the bots' logs: {len(errors)} (logs in {logs})")
             for line in errors[:5]:
                 print(f"  {line[:160]}")

@@ -1,12 +1,15 @@
 """A message with buttons goes out in one call. A send whose outcome the bot cannot know
 (its answer lost on the way, or the process dies first) is made again, so a
-chat may show two copies of its buttons: a press on the copy the bot does not know of acts
-as one on the other while it is current, and once it is refused as stale, that copy loses
-its buttons; the message the game edits never does."""
+chat may show two copies of its buttons. The ids just above the newest one known when it
+was attempted are tried for the copy, which loses its buttons without a press; a copy not
+found so (nothing bounded where it is) acts as the other while it is current, and once a
+press on it is refused as stale it loses its buttons. The message the game edits never
+does."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from dataclasses import replace
 
@@ -19,13 +22,13 @@ from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
-from tgbot.contract.plan import Fallback, Send, close_keyboard
+from tgbot.contract.plan import Fallback, Send, close_copy, close_keyboard
 from tgbot.contract.steps import LOBBY_REF, prompt_ref
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes
 from tgbot.storage.store import Store
-from tgbot.telegram.sender import Sender
+from tgbot.telegram.sender import COPY_PROBES, Sender
 
 
 async def _nothing_moves(old_chat: int, new_chat: int) -> None:
@@ -48,7 +51,7 @@ async def _raw_record(h: Harness, game_id: str) -> str | None:
     return None if value is None else str(value)
 
 
-async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_stale_press(
+async def test_a_copy_of_a_prompt_left_by_a_lost_answer_is_found_and_closed_without_a_press(
     any_redis_url: str,
 ) -> None:
     sim = TelegramSim()
@@ -69,16 +72,21 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
                 sim.lost_answers.pop(("sendMessage", u.id), None)
 
         def prompt_copies() -> list[SimMessage]:
-            """Messages of the first mover's chat sent with its prompt's buttons."""
-            return [
-                m
-                for m in sim.messages(mover)
-                if any(
-                    str(b.get("callback_data", "")).startswith(prefix)
-                    for row in m.sent_keyboard or []
-                    for b in row
-                )
-            ]
+            """Messages of the first mover's chat sent with its prompt's buttons (deleted
+            ones too), oldest first."""
+            return sorted(
+                (
+                    m
+                    for m in [*sim.messages(mover), *sim.deleted]
+                    if m.chat_id == mover
+                    and any(
+                        str(b.get("callback_data", "")).startswith(prefix)
+                        for row in m.sent_keyboard or []
+                        for b in row
+                    )
+                ),
+                key=lambda m: m.message_id,
+            )
 
         await h.until(lambda: len(prompt_copies()) == 2, timeout=30)
         await h.delivered(record.id, timeout=30)
@@ -90,40 +98,34 @@ async def test_a_copy_of_a_prompt_left_by_a_late_answer_is_closed_at_its_first_s
         assert [c.status for c in with_buttons] == [200, 200]
         assert not sim.calls_to(mover, "editMessageText")
         orphan, kept = prompt_copies()
-        assert sim.duplicate_keyboards(mover) == [kept]  # two live copies of one keyboard
         assert await _recorded(h, record.id, prompt_ref(mover)) == kept.message_id
+        # The copy nothing records was found by its id, with no press: its buttons taken
+        # off showed its text, so it was deleted. The recorded prompt keeps its buttons.
+        await h.until(lambda: bool(sim.deleted), timeout=30)
+        await h.delivered(record.id, timeout=30)
+        assert sim.deleted == [orphan] and not orphan.keyboard
+        assert kept in sim.messages(mover) and kept.keyboard and not sim.duplicate_keyboards()
+        # Only that copy changed: every other id tried named no message of the bot's in
+        # the chat, or one without buttons.
+        tried = [c for c in sim.calls if c.method == "editMessageReplyMarkup"]
+        assert [int(c.params["message_id"]) for c in tried if c.status == 200] == [
+            orphan.message_id
+        ]
+        assert 1 <= len(tried) <= COPY_PROBES
+        assert all(int(c.params["message_id"]) < kept.message_id for c in tried)
+        deletes = [c for c in sim.calls if c.method == "deleteMessage"]
+        assert [(int(c.params["message_id"]), c.status) for c in deletes] == [
+            (orphan.message_id, 200)
+        ]
 
-        # While current, a press on the copy the bot does not know of is a press on the prompt.
-        income = orphan.button(h.tr("💰 Income"))["callback_data"]
-        answer = await h.press(actor, mover, orphan.message_id, income)
-        assert answer.get("text") != h.tr("This button is out of date.")
+        # The recorded prompt plays on.
+        income = kept.button(h.tr("💰 Income"))["callback_data"]
+        await h.press(actor, mover, kept.message_id, income)
         await h.delivered(record.id)
         after = await h.record(record.id)
         assert after is not None and after.context > record.context
         assert after.game().player(mover).coins == record.game().player(mover).coins + 1
         assert not kept.keyboard  # the game closed its prompt
-        assert orphan.keyboard  # its copy still shows the buttons, stale now
-        other = next(u for u in users if u.id != mover)
-        await h.until(lambda: bool(sim.with_buttons(other.id)))
-        live = sim.with_buttons(other.id)
-
-        # Pressed when stale: refused with a toast, nothing changes, and its buttons go.
-        before, text = await _raw_record(h, record.id), orphan.text
-        answer = await h.press(actor, mover, orphan.message_id, income)
-        assert answer.get("text") == h.tr("Already decided.")
-        await h.delivered(record.id)
-        assert await _raw_record(h, record.id) == before
-        assert not orphan.keyboard
-        assert orphan.text == text and orphan.edits == 1  # its text is kept
-        assert [c.status for c in sim.calls_to(mover, "editMessageReplyMarkup")] == [200]
-        # The live prompt, in the other chat, keeps its own; no live duplicate is left.
-        assert sim.with_buttons(other.id) == live and live[0].keyboard
-        assert not sim.duplicate_keyboards()
-        # A press on the closed copy (no buttons any more) is refused and closes nothing.
-        answer = await h.press(actor, mover, orphan.message_id, income)
-        assert answer.get("text") == h.tr("Already decided.")
-        await h.delivered(record.id)
-        assert len(sim.calls_to(mover, "editMessageReplyMarkup")) == 1
 
 
 async def test_a_copy_of_the_lobby_acts_while_current_and_is_closed_once_it_is_over(
@@ -263,6 +265,42 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_clos
         await again.bot.shutdown()
         assert [bool(m.keyboard) for m in copies] == [False, True]
         assert [c.status for c in h.sim.calls_to(chat, "editMessageReplyMarkup")] == [200]
+        assert await outbox_head(store, owner) is None
+        await store.redis.aclose()
+
+
+async def test_an_id_tried_for_a_copy_is_deleted_only_when_it_shows_the_copy_s_text(
+    redis_server_url: str,
+) -> None:
+    # The ids tried for a copy (`close_copy`) may name other messages of the chat: the
+    # message the game records is left alone; one of the bot's with buttons loses them,
+    # and is deleted only if it then shows the copy's text; an id of no message changes
+    # nothing.
+    async with running_bot(redis_server_url) as h:
+        chat, owner = 9480, chat_owner(9480)
+        config, store = await queued_prompt(h, redis_server_url, chat)
+        sender = _sender(config, store)
+        await sender.bot.initialize()
+        await sender.flush(owner)
+        prompt = h.sim.last(chat)
+        buttons = json.dumps({"inline_keyboard": [[{"text": "Go", "callback_data": "x.1.G"}]]})
+        for text in ("choose", "settings"):
+            h.sim.handle("sendMessage", {"chat_id": chat, "text": text, "reply_markup": buttons})
+        copy, other = h.sim.messages(chat)[-2:]
+        sent = Send(chat, "choose", [[{"text": "Go", "data": "x.1.G"}]], f"prompt:{chat}")
+        closes = Writes()
+        for message_id in (prompt.message_id, copy.message_id, other.message_id, 999):
+            closes.send(owner, close_copy(chat, message_id, sent).to_op())
+        await store.commits.commit(closes)
+        await sender.flush(owner)
+        await sender.bot.shutdown()
+        assert h.sim.deleted == [copy]
+        assert prompt in h.sim.messages(chat) and prompt.keyboard
+        assert other in h.sim.messages(chat) and other.text == "settings" and not other.keyboard
+        tried = [
+            int(c.params["message_id"]) for c in h.sim.calls_to(chat, "editMessageReplyMarkup")
+        ]
+        assert sorted(tried) == sorted([copy.message_id, other.message_id, 999])
         assert await outbox_head(store, owner) is None
         await store.redis.aclose()
 

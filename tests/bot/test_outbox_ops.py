@@ -17,8 +17,10 @@ from tgbot.contract.plan import (
     Moment,
     Riders,
     Send,
+    close_copy,
     close_keyboard,
     from_op,
+    shows,
 )
 from tgbot.storage.outbox import route_of
 from tgbot.telegram.lanes import (
@@ -48,6 +50,8 @@ KB = [[{"text": "Income", "data": "g.1.i"}]]
         Edit(9, "prompt:9", "done", deadline=Deadline(4, 30), fallback=Fallback(-5, None, "n")),
         Edit(-5, "turn", "🏆", KB, priority=END),
         close_keyboard(-5, 77),
+        close_copy(9, 78, Send(9, "your move", KB, "prompt:9", moment=Moment(4, 1_000, 60))),
+        close_copy(-5, 79, Send(-5, "claim", KB, "turn2")),
         Edit(-5, "turn", "v\n\nq", hold_ms=6000, optional=True, rides=1),
         Send(-5, "claim", KB, "turn2", riders=Riders("turn", ("q1", "q2"))),
     ],
@@ -265,3 +269,14 @@ def test_a_rider_edit_is_kept_apart_in_the_store() -> None:
     assert route is not None and route[1] == "p"
     route = route_of(json.dumps(Edit(-5, "turn", "v").to_op()))
     assert route is not None and route[1] == "e"
+
+
+def test_a_copy_s_text_is_known_with_or_without_the_moment_written_into_it() -> None:
+    """`shows`: the text a copy was sent with, its moment written in where it stands."""
+    plain = Send(9, "your move", KB, "prompt:9")
+    assert shows("your move", plain)
+    assert not shows("your move!", plain) and not shows("settings", plain)
+    timed = Send(9, "answer by  or pass", KB, "turn", moment=Moment(10, 1_000, 60))
+    assert shows("answer by 12:01 or pass", timed)
+    assert not shows("answer by  or pass", timed)  # no moment written: not as sent
+    assert not shows("answer by 12:01 or fold", timed)

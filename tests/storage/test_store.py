@@ -357,6 +357,29 @@ async def test_a_drain_s_end_releases_the_lock_and_keeps_a_newer_mark(store: Sto
     assert await store.redis.hgetall(keys.messages(owner)) == {"r": "7"}
 
 
+async def test_an_attempted_send_reads_back_with_the_floor_it_noted(store: Store) -> None:
+    """A send noted as attempted reads back as sent 0 with the newest id known in its chat
+    then (where a copy it left may start); one noted without a floor, as an older version
+    did, reads back with none; a recorded send reads back as its message id."""
+    owner = "floor"
+    writes = Writes()
+    for text in ("a", "b", "c"):
+        writes.send(owner, {"op": "send", "chat": 3, "text": text, "ref": text, "kb": [[]]})
+    await store.commits.commit(writes)
+    await store.delivery.renew_sender_lease("p:me", 5_000)
+    assert await store.delivery.take_outbox_lock(owner, "p:me")
+    head = await store.outboxes.outbox_pass(owner, "p:me", 60)
+    assert head is not None
+    first, second, third = (e.token for e in head.lanes[3])
+    await store.outboxes.outbox_attempt(owner, first, 41)
+    await store.outboxes.outbox_attempt(owner, first, 50)  # noted once: the first stays
+    await store.outboxes.outbox_attempt(owner, second)
+    await store.outboxes.outbox_sent(owner, third, "c", 44)
+    head = await store.outboxes.outbox_pass(owner, "p:me", 60)
+    assert head is not None
+    assert [(e.sent, e.floor) for e in head.lanes[3]] == [(0, 41), (0, None), (44, None)]
+
+
 async def test_a_lock_whose_process_is_gone_is_taken_over(store: Store) -> None:
     """A delivery lock names its process; once that process's lease lapses (it was killed),
     another takes the lock over, and the first one's passes find it lost. An older

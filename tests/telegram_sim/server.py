@@ -12,6 +12,7 @@ and answer it only after the client's read timeout (`slow_answers`: the bot cann
 outcome; `slow_share`: a share of every answer, at random), lose an answer after the call
 took effect (`lose_next`: a 502 from a proxy, say), and finds the copies of a keyboard
 that more than one message shows (`duplicate_keyboards`) or was sent with (`copies`).
+`deleteMessage` deletes one of the bot's messages (`deleted` keeps them, for tests).
 Like Telegram it accepts a Mini App's `web_app` button only in a private chat (a group's
 gets 400 BUTTON_TYPE_INVALID), and keeps the menu button `setChatMenuButton` sets
 (`menu_buttons`: per chat, None for the default of every chat).
@@ -108,6 +109,7 @@ class TelegramSim:
     # Messages and edits a group may get in any 60 s; more are answered 429 with retry_after.
     group_flood_per_minute: int | None = None
     migrated: dict[int, int] = field(default_factory=dict)  # basic group -> its supergroup
+    deleted: list[SimMessage] = field(default_factory=list)  # by deleteMessage, oldest first
     delays: dict[tuple[str, int], float] = field(default_factory=dict)  # see delay()
     slow_calls: int = 0  # calls that were (or are being) answered slowly
     # (method, chat) -> [how many more such calls to answer late, how many seconds late]
@@ -268,7 +270,12 @@ class TelegramSim:
                 if failure.retry_after is not None:
                     body["parameters"] = {"retry_after": failure.retry_after}
                 return status, body
-        writes = method in ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+        writes = method in (
+            "sendMessage",
+            "editMessageText",
+            "editMessageReplyMarkup",
+            "deleteMessage",
+        )
         if writes and chat_id in self.blocked:
             return _error(403, "Forbidden: bot was blocked by the user")
         if writes and chat_id is not None and chat_id in self.migrated:
@@ -409,6 +416,17 @@ class TelegramSim:
         message.keyboard = keyboard
         message.edits += 1
         return 200, {"ok": True, "result": _message_json(message)}
+
+    def _deleteMessage(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        chat_id, message_id = int(p["chat_id"]), int(p["message_id"])
+        found = [m for m in self.messages(chat_id) if m.message_id == message_id]
+        if not found:
+            return _error(400, "Bad Request: message to delete not found")
+        if not found[0].editable:  # (a service message, in the simulation)
+            return _error(400, "Bad Request: message can't be deleted")
+        self.chats[chat_id].remove(found[0])
+        self.deleted.append(found[0])
+        return 200, {"ok": True, "result": True}
 
     def _answerCallbackQuery(self, p: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         self.callback_answers[str(p["callback_query_id"])] = p

@@ -8,7 +8,7 @@ edits. A leaf: it imports nothing of ours, so that rendering can build plans.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Rows of buttons, each {"text", "data"}, {"text", "url"} or {"text", "web_app"} (rendering's
@@ -166,7 +166,11 @@ class Edit:
     def to_op(self) -> dict[str, Any]:
         """The outbox entry the sender delivers."""
         if self.closes is not None:
-            return {"op": "close", "chat": self.chat, "ref": self.ref, "message_id": self.closes}
+            close = {"op": "close", "chat": self.chat, "ref": self.ref, "message_id": self.closes}
+            if self.text:  # a copy looked for (see `close_copy`)
+                close["text"] = self.text
+                close["moment"] = None if self.moment is None else self.moment.to_dict()
+            return close
         op: dict[str, Any] = {
             "op": "edit",
             "chat": self.chat,
@@ -203,6 +207,24 @@ def close_keyboard(chat: int, message_id: int) -> Edit:
     return Edit(chat, f"{COPY_CLOSE}{message_id}", "", optional=True, closes=message_id)
 
 
+def close_copy(chat: int, message_id: int, copy_of: Op) -> Edit:
+    """Take the buttons off the message `message_id` if it has any, and delete it if it
+    then shows `copy_of`'s text: a copy that a send made again may have left there (see
+    telegram/sender.py `_close_copies`). Only the bot's own messages with buttons can be
+    edited, and only one whose text is the copy's is deleted. Made as `close_keyboard`."""
+    close = close_keyboard(chat, message_id)
+    return replace(close, text=copy_of.text, moment=copy_of.moment)
+
+
+def shows(text: str, op: Op) -> bool:
+    """Whether a message that reads `text` shows `op`'s text (its moment, written in when
+    it was delivered, aside)."""
+    if op.moment is None:
+        return text == op.text
+    head, tail = op.text[: op.moment.offset], op.text[op.moment.offset :]
+    return len(text) > len(op.text) and text.startswith(head) and text.endswith(tail)
+
+
 def close_stale_prompt(chat: int, message_id: int) -> Edit:
     """Take the buttons off a private prompt already answered, whose closing echo found no
     room in the bot's second (see telegram/sender.py): made later, when there is room, so
@@ -232,7 +254,11 @@ def from_op(entry: dict[str, Any]) -> Op:
             closes = int(entry["message_id"])
             if str(entry.get("ref") or "").startswith(STALE_CLOSE):
                 return close_stale_prompt(chat, closes)
-            return close_keyboard(chat, closes)
+            close = close_keyboard(chat, closes)
+            if entry.get("text"):
+                moment = Moment.from_dict(entry.get("moment"))
+                return replace(close, text=str(entry["text"]), moment=moment)
+            return close
         text = str(entry["text"])
         kb = entry.get("kb") or None
         ref = entry.get("ref")

@@ -16,8 +16,10 @@ A send with buttons goes out in one call, its Telegram id recorded (`outbox_sent
 anything more is done: a retry after that record makes no second copy. A send whose
 outcome is unknown (the process killed, the answer too slow) is made again, and may leave
 a copy with buttons that nothing records; a press on it acts as one on the recorded copy
-while it is current, and once it is refused as stale that copy's buttons are taken off (a
-close: see `contract.plan.close_keyboard`).
+while it is current. Its attempt notes the newest message id known in the chat
+(`outbox_attempt`), so that the ids just above can be tried for the copy, and a press on a
+copy not found that way is refused as stale and takes its buttons off (a close: see
+`contract.plan.close_keyboard`).
 """
 
 from __future__ import annotations
@@ -228,6 +230,9 @@ class LaneEntry:
     show: bool
     sent: int | None
     required: bool = False
+    # Attempted and unanswered (sent 0): the newest message id known in its chat before the
+    # attempt, above which a copy it left may be (see `outbox_attempt`).
+    floor: int | None = None
 
 
 @dataclass(slots=True)
@@ -284,7 +289,18 @@ def lane_entries(row: list[str]) -> list[LaneEntry]:
         else:
             route = route_of(token)
             at = route[4] if route else None
-        entries.append(LaneEntry(token, raw, at, show, int(sent) if sent else None, required))
+        made, _, floor = sent.partition("/")
+        entries.append(
+            LaneEntry(
+                token,
+                raw,
+                at,
+                show,
+                int(made) if made else None,
+                required,
+                int(floor) if floor else None,
+            )
+        )
     return entries
 
 
@@ -347,11 +363,13 @@ class Outboxes:
                     heads,
                 )
 
-    async def outbox_attempt(self, owner: str, token: str) -> None:
+    async def outbox_attempt(self, owner: str, token: str, floor: int | None = None) -> None:
         """Note that a lane entry's send is about to reach Telegram (its progress 0: sent
         perhaps, its id unknown), so that after a crash the next pass cannot take it for
-        a message never sent (see `lanes.is_prompt`) and says that a copy may be left."""
-        await self.redis.hsetnx(self.keys.outbox_states(owner), progress_field(token), 0)
+        a message never sent (see `lanes.is_prompt`) and says that a copy may be left;
+        `floor`, the newest message id known in its chat, bounds where that copy may be."""
+        progress = f"0/{floor}" if floor else "0"
+        await self.redis.hsetnx(self.keys.outbox_states(owner), progress_field(token), progress)
 
     async def outbox_shown(self, owner: str, token: str, message_id: int) -> None:
         """Note that a lane entry's in-place show is about to edit message `message_id`, so

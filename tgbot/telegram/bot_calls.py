@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from telegram import Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden
 from telegram.ext import ExtBot
 
@@ -33,6 +34,12 @@ def pace(op: Op, calls: int = 1) -> dict[str, Any]:
     return {"queued": not op.direct, "priority": op.rank, "chat_calls": calls}
 
 
+def shares_count(chat: int) -> bool:
+    """Whether a chat's message ids come from the bot's one count (a private chat, a basic
+    group), not the chat's own (a supergroup: -100…)."""
+    return not str(chat).startswith("-100")
+
+
 class BotCalls:
     """The calls the sender makes, on the process's one bot object."""
 
@@ -45,6 +52,21 @@ class BotCalls:
         # Telegram refused a private message: (game, person, where to say so) is noted, and
         # the group told how to fix it the first time (the service's decision).
         self.on_unreachable = on_unreachable
+        # The newest message id that private chats and basic groups gave this process's
+        # sends: they share the bot's one count (a supergroup numbers its own), so an id
+        # taken in any of them bounds from below the id of a later send to one of them.
+        self._newest_shared = 0
+
+    def newest_id(self, chat: int) -> int:
+        """The newest message id known to be taken before this moment in `chat`'s count
+        (0: none known; a supergroup's count is not followed)."""
+        return self._newest_shared if shares_count(chat) else 0
+
+    def _noted(self, chat: int, message_id: int) -> int:
+        """Note the id a send was given (see `newest_id`); return it."""
+        if shares_count(chat):
+            self._newest_shared = max(self._newest_shared, message_id)
+        return message_id
 
     async def send_text(
         self,
@@ -73,7 +95,7 @@ class BotCalls:
         except BadRequest as err:
             log.warning("message to chat %s refused: %s", op.chat, err.message)
             return None
-        return message.message_id
+        return self._noted(op.chat, message.message_id)
 
     async def edit_text(self, game_id: str, op: Op, message_id: int, calls: int = 1) -> bool:
         """Edit a message; False when it cannot be edited (gone, too old)."""
@@ -97,11 +119,12 @@ class BotCalls:
             await self._unreachable(game_id, op)
         return True
 
-    async def take_buttons_off(self, op: Edit, message_id: int) -> None:
-        """Take a message's buttons off, its text kept (gone, too old or closed already:
+    async def take_buttons_off(self, op: Edit, message_id: int) -> str | None:
+        """Take a message's buttons off, its text kept; the text it shows, None when it
+        had none to take off (gone, too old, closed already, or no message of the bot's:
         said in one line)."""
         try:
-            await self.bot.edit_message_reply_markup(
+            message = await self.bot.edit_message_reply_markup(
                 chat_id=op.chat,
                 message_id=message_id,
                 reply_markup=None,
@@ -109,9 +132,23 @@ class BotCalls:
                 rate_limit_args=pace(op),
             )
         except ChatMigrated:
-            return  # a message of the old group, which nobody edits any more
+            return None  # a message of the old group, which nobody edits any more
         except (BadRequest, Forbidden) as err:  # gone, too old, or closed already
             log.info("stale buttons in chat %s not taken off: %s", op.chat, err.message)
+            return None
+        return message.text or "" if isinstance(message, Message) else None
+
+    async def delete(self, op: Edit, message_id: int) -> None:
+        """Delete one of the bot's messages (gone already, or refused: said in one line)."""
+        try:
+            await self.bot.delete_message(
+                chat_id=op.chat,
+                message_id=message_id,
+                read_timeout=WRITE_READ_TIMEOUT_S,
+                rate_limit_args=pace(op),
+            )
+        except (BadRequest, Forbidden, ChatMigrated) as err:
+            log.info("message %s in chat %s not deleted: %s", message_id, op.chat, err.message)
 
     async def _unreachable(self, game_id: str, op: Op) -> None:
         """A private message was refused: the service notes it (and tells the group)."""

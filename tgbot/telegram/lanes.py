@@ -35,6 +35,7 @@ class Pending:
     # What a send of it already reached Telegram as (its newest entry), or the message an
     # in-place show of it was taken to.
     sent: int | None = None
+    floor: int | None = None  # sent 0: where a copy it may have left starts (LaneEntry)
     asked: bool = False  # a prompt already asked in the page: its deadline has started
     head: str | None = None  # verdicts that ride at its top, to note before it is sent
 
@@ -65,6 +66,7 @@ def from_lane(entry: LaneEntry) -> Pending:
     item.at = entry.at if entry.at is not None else item.at
     item.show = item.show or entry.show
     item.sent = entry.sent
+    item.floor = entry.floor
     if entry.required and isinstance(item.op, Edit) and item.op.optional:
         # A required state was folded into this optional one in the store: what it
         # changed (buttons taken away, a turn told) goes now, not in a quiet minute.

@@ -15,7 +15,16 @@ from telegram.error import ChatMigrated, RetryAfter
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..contract.plan import REPLY, STALE_CLOSE, Edit, Fallback, Op, close_stale_prompt
+from ..contract.plan import (
+    REPLY,
+    STALE_CLOSE,
+    Edit,
+    Fallback,
+    Op,
+    close_copy,
+    close_stale_prompt,
+    shows,
+)
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.plan import Writes
@@ -50,6 +59,10 @@ log = logging.getLogger(__name__)
 LEASE_MS = 6_000  # a killed process holds up the outboxes it was delivering this long
 FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
 LONGEST_BACKOFF_S = 30.0
+# Ids above a send's floor tried for a copy it may have left (see `Sender._close_copies`):
+# the copy went within moments of its attempt, so only the bot's few sends made meanwhile
+# to other chats (and, in a supergroup, people's messages) can lie between.
+COPY_PROBES = 8
 
 
 class _Deferred(Exception):
@@ -260,7 +273,7 @@ class Sender:
                 for chat, lane in lanes.items()
             }
             if self.app_first_ms:
-                states = await self._page_first(game_id, states, delivered)
+                states = await self._page_first(game_id, states, delivered, known)
             ready = behind_the_table(
                 {chat: with_lane_priority(merge_sends(lane)) for chat, lane in states.items()}
             )
@@ -299,7 +312,11 @@ class Sender:
                 return progressed
 
     async def _page_first(
-        self, game_id: str, lanes: dict[int, list[Pending]], delivered: dict[int, list[str]]
+        self,
+        game_id: str,
+        lanes: dict[int, list[Pending]],
+        delivered: dict[int, list[str]],
+        refs: dict[str, int],
     ) -> dict[int, list[Pending]]:
         """The lanes as they may go with the players whose page is open asked there first
         (`lanes.asked_in_page`): a prompt answered meanwhile is not sent at all (its
@@ -309,8 +326,10 @@ class Sender:
             lanes[chat], dropped = answered_elsewhere(lane)
             if dropped:
                 delivered.setdefault(chat, []).extend(dropped)
-                if any(item.sent == 0 and item.raws[0] in dropped for item in lane):
-                    say_unconfirmed(chat)
+                for item in lane:
+                    if item.sent == 0 and item.raws[0] in dropped:
+                        say_unconfirmed(chat)
+                        await self._close_copies(game_id, item, None, refs)
         prompts = [item for lane in lanes.values() for item in lane if is_prompt(item)]
         now_ms = int(time.time() * 1000)
         asked = self._asked.pop(game_id, set())
@@ -469,8 +488,9 @@ class Sender:
         A send whose outcome is unknown (this process killed before its answer was
         recorded, an answer slower than even WRITE_READ_TIMEOUT_S) is made again, so a
         chat may show a message twice, both with buttons. They carry the same data: a
-        press on the copy nothing records acts as one on the other while it is current,
-        and once it is refused as stale, that copy is closed (`_close`)."""
+        press on the copy nothing records acts as one on the other while it is current.
+        The copy is looked for by id once the send made again has one
+        (`_close_copies`), and closed by a press refused as stale if it was not found."""
         token = item.raws[-1]
         message_id = item.sent
         if message_id:
@@ -486,14 +506,17 @@ class Sender:
                 attempted = None
                 if item.sent == 0:
                     # Taken to Telegram before, its answer lost (with a killed process, or
-                    # past the read timeout): a copy may be there already, which nothing
-                    # can edit (its id is unknown); it stays until pressed, and that press
-                    # closes it (`_close`).
+                    # past the read timeout): a copy may be there already, whose id is
+                    # unknown; once this send has one, the ids between are tried for it.
                     say_unconfirmed(op.chat, "sent again")
                 else:
+                    floor = max(
+                        self.calls.newest_id(op.chat),
+                        max(recorded_ids(refs, op.chat), default=0),
+                    )
 
                     async def attempted() -> None:
-                        await self.store.outboxes.outbox_attempt(game_id, token)
+                        await self.store.outboxes.outbox_attempt(game_id, token, floor)
 
                 try:
                     message_id = await self.calls.send_text(game_id, op, calls, attempted)
@@ -504,12 +527,37 @@ class Sender:
                 if message_id is None:
                     return
                 self._owed_sent.setdefault(game_id, {})[token] = message_id
+            if item.sent == 0:  # queued first: killed before the record, asked again
+                await self._close_copies(game_id, item, message_id, refs)
             await self.store.outboxes.outbox_sent(game_id, token, ref_key(op), message_id)
             self._forget_sent(game_id, token)
             item.sent = message_id
         key = ref_key(op)
         if key:
             refs[key] = message_id
+
+    async def _close_copies(
+        self, game_id: str, item: Pending, resent: int | None, refs: dict[str, int]
+    ) -> None:
+        """Queue the closes of a copy that an unanswered send may have left: each id of
+        its chat above the floor noted at its attempt, up to COPY_PROBES of them and below
+        `resent` (the id the send made again was given), that the game records for no
+        message of its own. A close takes only buttons off, and only the bot's own
+        messages can be edited: an id that names another chat's message, a person's or a
+        message without buttons changes nothing. Made as optional edits, in the chat's
+        budget (see `plan.close_keyboard`)."""
+        if not item.floor:
+            return  # attempted by an older version: nothing bounds where a copy is
+        chat = item.op.chat
+        known = recorded_ids(refs, chat)
+        top = item.floor + COPY_PROBES + 1 if resent is None else resent
+        candidates = [i for i in range(item.floor + 1, top) if i not in known]
+        if not candidates:
+            return
+        writes = Writes()
+        for message_id in candidates[:COPY_PROBES]:
+            writes.send(game_id, close_copy(chat, message_id, item.op).to_op())
+        await self.store.commits.commit(writes)
 
     def _forget_sent(self, game_id: str, token: str) -> None:
         """A send with buttons is recorded in Redis: this process owes nothing for it."""
@@ -586,10 +634,14 @@ class Sender:
 
     async def _close(self, op: Edit, message_id: int, refs: dict[str, int]) -> None:
         """Take the buttons off a message: an answered prompt (`plan.close_stale_prompt`),
-        or a copy of a message that a press found stale, unless the game records that id
-        for one of its messages in this chat (it may be the live one, about to be edited
-        into its current buttons): see `plan.close_keyboard`."""
+        or a copy of a message that a press found stale or that is looked for by id,
+        unless the game records that id for one of its messages in this chat (it may be
+        the live one, about to be edited into its current buttons): see
+        `plan.close_keyboard`. A copy looked for is deleted once it shows its text."""
         stale_prompt = op.ref.startswith(STALE_CLOSE)
         if not stale_prompt and (not refs or message_id in recorded_ids(refs, op.chat)):
             return  # (no ids kept any more, a game long over: nothing tells a copy apart)
-        await self.calls.take_buttons_off(op, message_id)
+        shown = await self.calls.take_buttons_off(op, message_id)
+        if op.text and shown is not None and shows(shown, op):
+            # The copy looked for (`close_copy`): the bot's, with buttons, and its text.
+            await self.calls.delete(op, message_id)
