@@ -70,6 +70,91 @@ def test_service_holds_no_translatable_string(path: Path) -> None:
     assert found == [], [(line, msg) for line, msg, _, _ in found]
 
 
+def composed_texts(source: str) -> list[tuple[int, str]]:
+    """Where code puts text together: a string with a line break in it (a docstring
+    aside), or an f-string, as (line, what)."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            found.append((node.lineno, "f-string"))
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and "\n" in node.value
+            and id(node) not in docstrings
+        ):
+            found.append((node.lineno, repr(node.value)))
+    return sorted(set(found))
+
+
+# The f-strings the service may make: keys, ids, seeds and links, which no one reads as a
+# sentence (file, the f-string's text with its fields as {}).
+NOT_TEXT = {
+    ("archive.py", "{}{}"),
+    ("core.py", "{}:{}"),
+    ("core.py", "j{}"),  # the pattern of a lobby's deep link
+    ("deadlines.py", "{}:{}:{}"),
+    ("fairness.py", "{}:{}"),
+    ("fairness.py", "no deal: {}"),  # `coup-bot verify`'s own English (cli.py), no player's
+    ("history.py", "ai{}"),
+    ("history.py", "{}:{}"),
+    ("lobby.py", "https://t.me/{}?start=hi"),
+    ("lobby.py", "https://t.me/{}?start=j{}"),
+}
+
+
+def f_strings(source: str) -> list[str]:
+    """Each f-string of a source, its fields written as {}; those of an error raised or a
+    log line (a developer's English) aside."""
+    tree = ast.parse(source)
+    aside = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Raise)
+        or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "log"
+        )
+        for inner in ast.walk(node)
+    }
+    return [
+        "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr) and id(node) not in aside
+    ]
+
+
+def test_the_composition_scan_finds_what_it_looks_for() -> None:
+    sample = 'def f():\n    """Doc\n    more."""\n    a = "x\\ny"\n    b = f"{a}!"\n'
+    assert composed_texts(sample) == [(4, "'x\\ny'"), (5, "f-string")]
+    assert f_strings(sample) == ["{}!"]
+    assert f_strings('raise ValueError(f"bad {x}")\nlog.info(f"{y}")\n') == []
+    assert composed_texts('"""Doc\nmore."""\nkey = "a:" + b\n') == []
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "tgbot" / "service").glob("*.py")), ids=lambda p: p.name
+)
+def test_the_service_puts_no_text_together(path: Path) -> None:
+    # Rooms return facts; rendering/ makes every word and joins every line (ui.then,
+    # ui.lines): the service only passes along what rendering made.
+    source = path.read_text(encoding="utf-8")
+    breaks = [(line, what) for line, what in composed_texts(source) if what != "f-string"]
+    assert breaks == [], path
+    assert {(path.name, f) for f in f_strings(source)} <= NOT_TEXT, path
+
+
 def test_every_refusal_and_notice_has_a_text() -> None:
     assert set(notices.REFUSALS) == set(Refusal) - {Refusal.NO_RECORD_KEPT}
     assert set(notices.NOTICES) == set(Notice)

@@ -17,6 +17,7 @@ from ..engine import (
     Variant,
 )
 from ..engine import events as ev
+from . import notices
 from .i18n import Translator
 from .texts import Names, cards_text, variant_name
 from .ui import (
@@ -37,8 +38,10 @@ def lobby_screen(
     players: Sequence[str],
     wait_seconds: int,
     variant: Variant = Variant.BASE,
+    opener_out: bool = False,
 ) -> Screen:
-    """The lobby message with Join / Leave / Start / Cancel (and the variant, if not base)."""
+    """The lobby message with Join / Leave / Start / Cancel (and the variant, if not base);
+    `opener_out`: whoever opened it cannot be written to privately yet (a last line)."""
     listing = "\n".join(f"{i}. {name}" for i, name in enumerate(players, 1)) or "—"
     text = t.gettext("🎲 {creator} opens a game of Coup!").format(creator=creator)
     if variant is not Variant.BASE:
@@ -48,6 +51,8 @@ def lobby_screen(
     )
     text += "\n" + listing + "\n\n"
     text += lobby_wait_text(t, wait_seconds)
+    if opener_out:
+        text += "\n" + notices.opener_not_in_yet(t, creator)
     keyboard = rows_of(
         [
             {
@@ -185,6 +190,15 @@ def board_text(t: Translator, view: PlayerView, names: Names, mark: bool = True)
             )
         )
     return "\n".join(lines)
+
+
+def posted_table(
+    t: Translator, view: PlayerView, names: Names, settled: bool, claimed: str | None
+) -> str:
+    """/board's table: the seats, the turn's status, and who has claimed what (`claimed`,
+    if anyone has)."""
+    text = board_text(t, view, names) + "\n\n" + status_text(t, view, names, settled)
+    return text + "\n" + claimed if claimed else text
 
 
 def allegiance_legend(t: Translator, view: PlayerView) -> str:

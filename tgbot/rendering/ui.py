@@ -41,6 +41,16 @@ class Screen:
     keyboard: Keyboard = field(default_factory=list)
 
 
+def then(*parts: str) -> str:
+    """One message of several parts, a blank line between each (empty parts left out)."""
+    return "\n\n".join(part for part in parts if part)
+
+
+def lines(of: Sequence[str]) -> str:
+    """One text of lines (a record's story, kept as its lines)."""
+    return "\n".join(of)
+
+
 def rows_of(items: Sequence[Button], per_row: int = 2) -> Keyboard:
     """Lay buttons out two to a row (phone screens are narrow)."""
     return [list(items[i : i + per_row]) for i in range(0, len(items), per_row)]

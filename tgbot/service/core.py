@@ -22,7 +22,7 @@ from typing import Any
 from ..contract.outcomes import Refusal
 from ..contract.plan import Send, close_keyboard
 from ..engine import Game, game_to_dict
-from ..rendering import notices, tabletop, ui
+from ..rendering import tabletop, ui
 from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
 from ..storage.commit import retried as retried  # the rooms' one retry
@@ -221,11 +221,12 @@ class GameSteps:
         creator = seated or record.creator_name
         left = max(0, ((record.deadline_ms or 0) - self.now_ms()) // 1000)
         names = [s.name for s in record.players]
-        screen = tabletop.lobby_screen(t, record.id, creator, names, left, record.game_variant())
+        # Honest about the opener who is not in yet: the deep link is in their reply.
+        opener_out = seated is None and bool(record.creator_name) and record.status == LOBBY
+        screen = tabletop.lobby_screen(
+            t, record.id, creator, names, left, record.game_variant(), opener_out
+        )
         screen.keyboard += self.messages.planner.app_row(t, record.id)
-        if seated is None and record.creator_name and record.status == LOBBY:
-            # Honest about the opener who is not in yet: the deep link is in their reply.
-            screen.text += "\n" + notices.opener_not_in_yet(t, creator)
         return screen
 
     def finish(self, record: GameRecord, tx: GameTx, status: str) -> None:

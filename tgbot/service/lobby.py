@@ -11,7 +11,7 @@ from typing import Any
 from ..contract.outcomes import Notice, Refusal, Said
 from ..contract.plan import Edit, Send
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, IllegalDecision
-from ..rendering import guide, notices, replies, tabletop
+from ..rendering import guide, notices, replies, tabletop, ui
 from ..rendering import history as history_texts
 from ..rendering.i18n import pick_language
 from ..storage.games import GameTx
@@ -41,10 +41,6 @@ from .step_messages import (
 )
 
 log = logging.getLogger(__name__)
-
-
-def _joined(lead: str, text: str) -> str:
-    return f"{lead}\n\n{text}" if lead else text
 
 
 class LobbyRoom:
@@ -165,7 +161,7 @@ class LobbyRoom:
                 return  # another press closed it already
             group_t = self.catalogs.get(finished.lang)
             again = notices.new_game_opened_by(group_t, opener)
-            text = "\n".join([self.steps.messages.final_message(finished), "", again])
+            text = ui.then(self.steps.messages.final_message(finished), again)
             replay = history_texts.replay_button(group_t, old_id)
             replay += self.steps.messages.planner.app_row(group_t, old_id)
             g.tx.send(old_id, group_edit(finished, finished.turn_ref, text, replay).to_op())
@@ -279,7 +275,7 @@ class LobbyRoom:
             g.tx.send(record.id, self._lobby_edit(record))
             if reply_to is not None:  # in the game's outbox: its slot, its transaction
                 text = notices.say(self.catalogs.get(lang), joined)
-                g.tx.send(record.id, reply_op(reply_to, Reply(_joined(lead, text))))
+                g.tx.send(record.id, reply_op(reply_to, Reply(ui.then(lead, text))))
         return joined
 
     @retried
@@ -425,12 +421,12 @@ class LobbyRoom:
         elif record.turn_ref is not None:
             # The turn message still says who must decide (or offers answers): it closes
             # with the news instead, so no expired waiting line or live button stays.
-            story = "\n".join([*self.steps.messages.turn_story(record), "", text])
+            story = ui.then(ui.lines(self.steps.messages.turn_story(record)), text)
             tx.send(record.id, group_edit(record, record.turn_ref, story).to_op())
         else:
             # Between turns, or in a turn with no message yet (a Coup's card being chosen):
             # the news tells what that turn did so far.
-            story = "\n".join([*self.steps.messages.turn_story(record), "", text]).strip()
+            story = ui.then(ui.lines(self.steps.messages.turn_story(record)), text)
             tx.send(record.id, group_send(record, story, TURN_REF).to_op())
         self._tell_everyone(record, tx, reason)
         self.steps.finish(record, tx, CANCELLED)
@@ -537,6 +533,6 @@ class LobbyRoom:
                 await self.join(payload[1:], person, update, origin, lead=text)
                 return
             except UserError as err:  # in the language the refusal was resolved in
-                text = _joined(text, notices.say(self.catalogs.get(err.said.lang), err.said))
+                text = ui.then(text, notices.say(self.catalogs.get(err.said.lang), err.said))
         if origin is not None:
             await self.steps.reply(origin, Reply(text))

@@ -57,15 +57,9 @@ class QueryRoom:
         names = record.names()
         # The deadline is shown as a moment once it has started (its prompt arrived).
         settled = record.deadline_ms is not None and record.delivered == record.context
-        text = (
-            tabletop.board_text(t, view, names)
-            + "\n\n"
-            + tabletop.status_text(t, view, names, settled)
-        )
         living = {p.id for p in view.seats if p.cards_down}
-        if claimed := texts.claims_line(t, record.claims, names, living):
-            text += "\n" + claimed
-        text, offset = ui.take_moment(text)
+        claimed = texts.claims_line(t, record.claims, names, living)
+        text, offset = ui.take_moment(tabletop.posted_table(t, view, names, settled, claimed))
         if offset is None or record.deadline_ms is None:
             return Reply(text)
         return Reply(text, moment=Moment(offset, record.deadline_ms))

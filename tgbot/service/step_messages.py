@@ -10,6 +10,7 @@ from ..contract.plan import Edit, Fallback, Keyboard, Plan, Send
 from ..contract.steps import LOBBY_REF, TURN_REF, Claim, prompt_ref
 from ..engine import Game
 from ..engine import events as ev
+from ..rendering import ui
 from ..rendering.app_links import AppLinks
 from ..rendering.i18n import Catalogs
 from ..rendering.step_plan import StepPlanner
@@ -94,7 +95,7 @@ class StepMessages:
     def final_message(self, record: GameRecord) -> str:
         """A finished game's last message, without its buttons (Play again edits it)."""
         if not record.turn_events:  # kept by an older record: the message itself
-            return "\n".join(record.story)
+            return ui.lines(record.story)
         return self.planner.final_message(
             table_of(record, over=True),
             record.game(),
