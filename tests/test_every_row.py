@@ -18,7 +18,7 @@ from tgbot.ai.player import KEEP_VALUE
 from tgbot.engine import Action, Character
 from tgbot.engine.cards import RULE_SETS
 from tgbot.engine.codes import ACTION_CODES, CHARACTER_CODES
-from tgbot.engine.game import _RESOLVE
+from tgbot.engine.effects import _RESOLVE
 from tgbot.rendering.action_words import ACTION_WORDS
 from tgbot.rendering.forms import ACTION_FORMS, CHARACTER_FORMS, Case
 from tgbot.rendering.i18n import Catalogs
