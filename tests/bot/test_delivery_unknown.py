@@ -28,7 +28,8 @@ from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.plan import Writes
 from tgbot.storage.store import Store
-from tgbot.telegram.sender import COPY_PROBES, Sender
+from tgbot.telegram.closes import COPY_PROBES
+from tgbot.telegram.sender import Sender
 
 
 async def _nothing_moves(old_chat: int, new_chat: int) -> None:

@@ -210,7 +210,7 @@ def close_keyboard(chat: int, message_id: int) -> Edit:
 def close_copy(chat: int, message_id: int, copy_of: Op) -> Edit:
     """Take the buttons off the message `message_id` if it has any, and delete it if it
     then shows `copy_of`'s text: a copy that a send made again may have left there (see
-    telegram/sender.py `_close_copies`). Only the bot's own messages with buttons can be
+    telegram/closes.py `Closes.copies`). Only the bot's own messages with buttons can be
     edited, and only one whose text is the copy's is deleted. Made as `close_keyboard`."""
     close = close_keyboard(chat, message_id)
     return replace(close, text=copy_of.text, moment=copy_of.moment)

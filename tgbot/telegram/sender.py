@@ -17,21 +17,17 @@ from telegram.ext import ExtBot
 from .. import metrics
 from ..contract.plan import (
     REPLY,
-    STALE_CLOSE,
     Edit,
     Fallback,
     Op,
-    close_copy,
-    close_stale_prompt,
-    shows,
 )
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
-from ..storage.plan import Writes
 from ..storage.store import Store
 from . import outage
 from .bot_calls import WRITE_READ_TIMEOUT_S as WRITE_READ_TIMEOUT_S
 from .bot_calls import BotCalls
+from .closes import Closes
 from .delivery_log import say_unconfirmed, sweep_failed
 from .lanes import (
     Pending,
@@ -59,10 +55,6 @@ log = logging.getLogger(__name__)
 LEASE_MS = 6_000  # a killed process holds up the outboxes it was delivering this long
 FIRST_BACKOFF_S = 1.0  # an outbox the sweep failed to deliver waits this, doubled each time
 LONGEST_BACKOFF_S = 30.0
-# Ids above a send's floor tried for a copy it may have left (see `Sender._close_copies`):
-# the copy went within moments of its attempt, so only the bot's few sends made meanwhile
-# to other chats (and, in a supergroup, people's messages) can lie between.
-COPY_PROBES = 8
 
 
 class _Deferred(Exception):
@@ -96,6 +88,7 @@ class Sender:
         self.bot = bot
         self.calls = BotCalls(bot, on_unreachable)
         self.store = store
+        self.closes = Closes(store, self.calls)
         self.keys = store.keys
         # Moves a group's game and settings to the supergroup it became (the game service's).
         self.on_migrated = on_migrated
@@ -329,7 +322,7 @@ class Sender:
                 for item in lane:
                     if item.sent == 0 and item.raws[0] in dropped:
                         say_unconfirmed(chat)
-                        await self._close_copies(game_id, item, None, refs)
+                        await self.closes.copies(game_id, item, None, refs)
         prompts = [item for lane in lanes.values() for item in lane if is_prompt(item)]
         now_ms = int(time.time() * 1000)
         asked = self._asked.pop(game_id, set())
@@ -413,7 +406,7 @@ class Sender:
                         # in place. Its buttons come off when there is room, so that no
                         # keyboard outlives its game.
                         try:
-                            await self._close_later(game_id, op, refs, lane[i + 1 :])
+                            await self.closes.later(game_id, op, refs, lane[i + 1 :])
                         except Exception as err:  # handed back, as a failed call is
                             return delivered, err
                         delivered += item.raws
@@ -450,7 +443,7 @@ class Sender:
             elif item.show:
                 await self._show(game_id, item, op, refs, calls)
             elif isinstance(op, Edit) and op.closes is not None:
-                await self._close(op, op.closes, refs)
+                await self.closes.make(op, op.closes, refs)
             elif isinstance(op, Edit) and op.message_id is not None:
                 await self._edit_by_id(game_id, op, op.message_id, calls)
             else:
@@ -490,7 +483,7 @@ class Sender:
         chat may show a message twice, both with buttons. They carry the same data: a
         press on the copy nothing records acts as one on the other while it is current.
         The copy is looked for by id once the send made again has one
-        (`_close_copies`), and closed by a press refused as stale if it was not found."""
+        (`Closes.copies`), and closed by a press refused as stale if it was not found."""
         token = item.raws[-1]
         message_id = item.sent
         if message_id:
@@ -528,36 +521,13 @@ class Sender:
                     return
                 self._owed_sent.setdefault(game_id, {})[token] = message_id
             if item.sent == 0:  # queued first: killed before the record, asked again
-                await self._close_copies(game_id, item, message_id, refs)
+                await self.closes.copies(game_id, item, message_id, refs)
             await self.store.outboxes.outbox_sent(game_id, token, ref_key(op), message_id)
             self._forget_sent(game_id, token)
             item.sent = message_id
         key = ref_key(op)
         if key:
             refs[key] = message_id
-
-    async def _close_copies(
-        self, game_id: str, item: Pending, resent: int | None, refs: dict[str, int]
-    ) -> None:
-        """Queue the closes of a copy that an unanswered send may have left: each id of
-        its chat above the floor noted at its attempt, up to COPY_PROBES of them and below
-        `resent` (the id the send made again was given), that the game records for no
-        message of its own. A close takes only buttons off, and only the bot's own
-        messages can be edited: an id that names another chat's message, a person's or a
-        message without buttons changes nothing. Made as optional edits, in the chat's
-        budget (see `plan.close_keyboard`)."""
-        if not item.floor:
-            return  # attempted by an older version: nothing bounds where a copy is
-        chat = item.op.chat
-        known = recorded_ids(refs, chat)
-        top = item.floor + COPY_PROBES + 1 if resent is None else resent
-        candidates = [i for i in range(item.floor + 1, top) if i not in known]
-        if not candidates:
-            return
-        writes = Writes()
-        for message_id in candidates[:COPY_PROBES]:
-            writes.send(game_id, close_copy(chat, message_id, item.op).to_op())
-        await self.store.commits.commit(writes)
 
     def _forget_sent(self, game_id: str, token: str) -> None:
         """A send with buttons is recorded in Redis: this process owes nothing for it."""
@@ -615,33 +585,3 @@ class Sender:
             await self.calls.edit_text(game_id, op, message_id, calls)
         except ChatMigrated as err:
             await self.on_migrated(op.chat, err.new_chat_id)
-
-    async def _close_later(
-        self, game_id: str, op: Edit, refs: dict[str, int], after: list[Pending]
-    ) -> None:
-        """Queue the close of an answered prompt whose echo is not made (see
-        `plan.close_stale_prompt`); a prompt never sent has nothing to close. When a newer
-        prompt behind it in the lane already reached Telegram (a pass stopped after its
-        send, before it was counted delivered), the reference names that one: nothing
-        is closed rather than the live prompt."""
-        message_id = message_id_of(refs, op)
-        newer_sent = any(item.send and bool(item.sent) and item.op.ref == op.ref for item in after)
-        if message_id is None or newer_sent:
-            return
-        writes = Writes()
-        writes.send(game_id, close_stale_prompt(op.chat, message_id).to_op())
-        await self.store.commits.commit(writes)
-
-    async def _close(self, op: Edit, message_id: int, refs: dict[str, int]) -> None:
-        """Take the buttons off a message: an answered prompt (`plan.close_stale_prompt`),
-        or a copy of a message that a press found stale or that is looked for by id,
-        unless the game records that id for one of its messages in this chat (it may be
-        the live one, about to be edited into its current buttons): see
-        `plan.close_keyboard`. A copy looked for is deleted once it shows its text."""
-        stale_prompt = op.ref.startswith(STALE_CLOSE)
-        if not stale_prompt and (not refs or message_id in recorded_ids(refs, op.chat)):
-            return  # (no ids kept any more, a game long over: nothing tells a copy apart)
-        shown = await self.calls.take_buttons_off(op, message_id)
-        if op.text and shown is not None and shows(shown, op):
-            # The copy looked for (`close_copy`): the bot's, with buttons, and its text.
-            await self.calls.delete(op, message_id)
