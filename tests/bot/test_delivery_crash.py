@@ -170,18 +170,19 @@ async def test_a_slow_answer_to_a_send_with_buttons_is_waited_for_not_sent_again
 async def test_a_whole_game_with_slow_answers_leaves_no_live_duplicate(
     redis_server_url: str,
 ) -> None:
-    # A tenth of Telegram's answers come 6 s late (past python-telegram-bot's default read
-    # timeout, which sent those messages again). The game ends with no message sent twice
-    # and no live keyboard of it left anywhere (Play again aside).
+    # One in twenty of Telegram's answers come 6 s late (past python-telegram-bot's default
+    # read timeout, which sent those messages again), sends with buttons among them. The
+    # game ends with no message sent twice and no live keyboard of it left anywhere (Play
+    # again aside).
     sim = TelegramSim()
     async with running_bot(redis_server_url, sim=sim) as h:
-        sim.slow_share(0.1, 6.0, seed=37)
+        sim.slow_share(0.05, 6.0, seed=37)
         group = -100973
         users = [TgUser(9730 + i, f"Slow{i}") for i in range(3)]
         game_id = await play_one(h, group, users)
         await h.delivered(game_id, timeout=60)
         await asyncio.sleep(6.5)  # answers still on their way land
-        assert sim.slow_calls > 0
+        assert any(c.method == "sendMessage" and c.params.get("reply_markup") for c in sim.late)
         assert not sim.copies(), [[m.text[:40] for m in g] for g in sim.copies()]
         live = [
             (m.chat_id, m.text[:40])
@@ -202,7 +203,8 @@ async def test_a_prompt_answered_after_a_kill_left_its_id_unrecorded_is_not_sent
     # process takes the press) and the game queues its close. The send's attempt was noted
     # as Telegram took it, so the next holder of the lane knows it may be in the chat: it
     # neither sends it again just to close it nor takes it for one never sent in silence;
-    # it says so (the message's buttons stay until pressed: its id is unknown). Still
+    # it says so (nothing noted before it bounds where it is, so its buttons stay until
+    # pressed: see test_delivery_unknown.py for a copy found by its id). Still
     # awaited, such a prompt is sent again, with its buttons, and its id recorded.
     chat = 9740
     owner = chat_owner(chat)

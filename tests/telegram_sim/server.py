@@ -112,6 +112,7 @@ class TelegramSim:
     deleted: list[SimMessage] = field(default_factory=list)  # by deleteMessage, oldest first
     delays: dict[tuple[str, int], float] = field(default_factory=dict)  # see delay()
     slow_calls: int = 0  # calls that were (or are being) answered slowly
+    late: list[Call] = field(default_factory=list)  # those answered late (slow_share, ...)
     # (method, chat) -> [how many more such calls to answer late, how many seconds late]
     late_answers: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     # (method, chat) -> how many more such calls to take and then answer with a 502
@@ -575,13 +576,15 @@ def build_sim_app(sim: TelegramSim) -> Starlette:
         status, body = sim.handle(method, params)
         if method == "getUpdates" and not body.get("result"):
             await asyncio.sleep(0.2)  # a short long-poll, so the bot does not spin
-        sim.calls.append(Call(method, params, time.monotonic(), status))
+        call = Call(method, params, time.monotonic(), status)
+        sim.calls.append(call)
         buttons = bool(params.get("reply_markup"))
         if sim._lost(method, _chat_of(params), buttons):  # taken: its answer never comes
             return JSONResponse({"ok": False, "error_code": 502, "description": "Bad Gateway"}, 502)
         late = sim._late(method, _chat_of(params))
         if late:
             sim.slow_calls += 1
+            sim.late.append(call)
             await asyncio.sleep(late)  # taken already: the answer is what comes late
         return JSONResponse(body, status_code=status)
 
