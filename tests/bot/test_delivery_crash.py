@@ -171,13 +171,14 @@ async def test_a_whole_game_with_slow_answers_leaves_no_live_duplicate(
     redis_server_url: str,
 ) -> None:
     # One in twenty of Telegram's answers come 6 s late (past python-telegram-bot's default
-    # read timeout, which sent those messages again), sends with buttons among them. The
-    # game ends with no message sent twice and no live keyboard of it left anywhere (Play
-    # again aside).
+    # read timeout, which sent those messages again), and so do the group's first two
+    # sends, the lobby and a claim, with their buttons. The game ends with no message sent
+    # twice and no live keyboard of it left anywhere (Play again aside).
     sim = TelegramSim()
     async with running_bot(redis_server_url, sim=sim) as h:
-        sim.slow_share(0.05, 6.0, seed=37)
         group = -100973
+        sim.slow_share(0.05, 6.0, seed=37)
+        sim.slow_answers("sendMessage", group, 6.0, times=2)
         users = [TgUser(9730 + i, f"Slow{i}") for i in range(3)]
         game_id = await play_one(h, group, users)
         await h.delivered(game_id, timeout=60)
