@@ -136,7 +136,7 @@ class BotCalls:
         except (BadRequest, Forbidden) as err:  # gone, too old, or closed already
             log.info("stale buttons in chat %s not taken off: %s", op.chat, err.message)
             return None
-        return message.text or "" if isinstance(message, Message) else None
+        return (message.text or "") if isinstance(message, Message) else None
 
     async def delete(self, op: Edit, message_id: int) -> None:
         """Delete one of the bot's messages (gone already, or refused: said in one line)."""

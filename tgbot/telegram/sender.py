@@ -15,12 +15,7 @@ from telegram.error import ChatMigrated, RetryAfter
 from telegram.ext import ExtBot
 
 from .. import metrics
-from ..contract.plan import (
-    REPLY,
-    Edit,
-    Fallback,
-    Op,
-)
+from ..contract.plan import REPLY, Edit, Fallback, Op
 from ..storage.keys import CHAT_OWNER_PREFIX, OUTBOX_TTL_S
 from ..storage.outbox import LEASED
 from ..storage.store import Store
