@@ -229,3 +229,26 @@ def test_a_leaf_keeps_its_own_rule() -> None:
     ]
     forged = "from ..contract import callbacks\nfrom ..service.core import ServiceCore\n"
     assert breaks(ai, imports(ai, forged), rules) == [("tgbot.ai.player", "tgbot.service.core", 2)]
+
+
+# The edges that people's updates and pages reach: they call the service's rooms by name
+# and never its store (the sender, in telegram/, delivers from the store by design).
+EDGES = [
+    TGBOT / "telegram" / name for name in ("handlers.py", "commands.py", "answers.py")
+] + sorted((TGBOT / "webapp").glob("*.py"))
+
+
+def store_uses(source: str) -> list[int]:
+    """The lines where code reaches an object's `store`."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr == "store"
+    )
+
+
+def test_the_edges_reach_no_store() -> None:
+    assert len(EDGES) >= 5 and all(path.exists() for path in EDGES)
+    assert store_uses("x = service().store.app\ny = self.pages.hit(1)\n") == [1]
+    found = {path.name: lines for path in EDGES if (lines := store_uses(path.read_text()))}
+    assert found == {}

@@ -29,7 +29,9 @@ from .core import (  # noqa: F401  (the names the Telegram layer and tests impor
 from .deadlines import DeadlineRoom
 from .hand import HandRoom
 from .history import History
+from .intake import Intake
 from .lobby import LobbyRoom
+from .pages import PagesRoom
 from .play import PlayRoom
 from .preferences import Preferences
 from .queries import QueryRoom
@@ -64,7 +66,8 @@ class GameService:
     `prefs` (languages and settings), `steps` (a reply that changes nothing else),
     `lobby` (the lobby and the group's changes), `play` (presses of game buttons), `app`
     (the Mini App), `hand` (My cards, More time), `deadlines`, `queries` (reads) and
-    `history` (records, the claim tracker, replays)."""
+    `history` (records, the claim tracker, replays); `intake` (an update taken once, a
+    person's pace) and `pages` (the Mini App's lease, pace, requests, tickets, streams)."""
 
     def __init__(
         self,
@@ -100,3 +103,5 @@ class GameService:
         self.queries = QueryRoom(steps, self.prefs)
         self.app = AppRoom(steps, self.play)
         self.hand = HandRoom(steps)
+        self.intake = Intake(store)
+        self.pages = PagesRoom(store)

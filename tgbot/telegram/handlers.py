@@ -147,7 +147,6 @@ class Dispatcher:
         self.service = service
         self.throttle_limit = throttle_limit  # updates per person per THROTTLE_WINDOW_S
         self.bot = bot
-        self.store = service.store
         # Presses are counted before they are matched (a forged one counts too).
         self._buttons: list[Routed] = [
             (
@@ -200,7 +199,7 @@ class Dispatcher:
         # A press's throttle count rides with the update's lease (one round trip). What
         # its commits leave for after them is done at its end, also when it fails.
         counting = (query.from_user.id, THROTTLE_WINDOW_S) if query is not None else None
-        async with self.store.update(chat.id, update.update_id, counting) as handling:
+        async with self.service.intake.update(chat.id, update.update_id, counting) as handling:
             if handling.applied_before:
                 log.info("update %s seen before: ignored", update.update_id)
                 return CallbackAnswer(query.id) if query else None
@@ -228,7 +227,7 @@ class Dispatcher:
     async def _over_limit(self, who: int, handling: Handling | None) -> int:
         """Count an update from `who`: 0 within the limit, 1 for the first one over it in
         this window (it gets a short notice), 2 for the rest (dropped quietly)."""
-        count = await self.store.updates.hit(who, THROTTLE_WINDOW_S, handling)
+        count = await self.service.intake.hit(who, THROTTLE_WINDOW_S, handling)
         if count <= self.throttle_limit:
             return 0
         return 1 if count == self.throttle_limit + 1 else 2

@@ -31,6 +31,7 @@ from ..rendering import notices
 from ..rendering.app_view import page_texts
 from ..rendering.i18n import pick_language
 from ..service.game_service import GameService
+from ..service.pages import TICKET_TTL_S
 from ..service.records import GAME_ID
 from ..service.results import Person
 from ..storage.app import CLOSED, RESET
@@ -50,7 +51,6 @@ PAGES_LEASE_MS = 30_000
 PAGES_RENEW_S = 10.0
 MAX_BODY_BYTES = 4096
 BODY_READ_S = 5.0  # a decision's few bytes come at once; a body slower than this is refused
-TICKET_TTL_S = 60  # a page opens its stream at once with its ticket
 STREAM_RETRY_AFTER_S = 30  # a full process: the page may try again (another process) then
 GAME_ID_SHAPE = re.compile(GAME_ID)
 REQUEST_ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -202,7 +202,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
     limits = StreamLimits(config.webapp_streams_per_person, config.webapp_streams_per_process)
 
     async def renew_pages(process: str, ttl_ms: int) -> None:
-        await service().store.app.pages_alive(process, ttl_ms)
+        await service().pages.alive(process, ttl_ms)
 
     lease = PagesLease(limits, renew_pages)
 
@@ -211,7 +211,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
 
     async def counted(person: Person) -> Response | None:
         """The 429 when the person calls too fast, counted for the throttle."""
-        count = await service().store.app.hit(person.id, THROTTLE_WINDOW_S)
+        count = await service().pages.hit(person.id, THROTTLE_WINDOW_S)
         if count > config.person_updates_per_10s:
             return _error(429, "too fast")
         return None
@@ -268,9 +268,9 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                 raise ValueError("bad request id or decision")
         except (ValueError, KeyError, TypeError, RecursionError):
             return _error(400, "bad request")
-        store = service().store.app
+        pages = service().pages
         for _ in range(PENDING_WAITS):
-            before = await store.claim_request(person.id, game, request_id)
+            before = await pages.take_request(person.id, game, request_id)
             if before is None or not before.get("pending"):
                 break
             await asyncio.sleep(PENDING_WAIT_S)  # its first handling is still under way
@@ -281,16 +281,16 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         try:
             decided = await service().app.app_decide(person, game, revision, code)
         except BaseException:
-            await store.forget_request(person.id, game, request_id)  # it changed nothing
+            await pages.forget_request(person.id, game, request_id)  # it changed nothing
             raise
         if not decided.ok:
             # Refused, nothing changed: nothing is kept (a repeat is refused again).
-            await store.forget_request(person.id, game, request_id)
+            await pages.forget_request(person.id, game, request_id)
             t = service().catalogs.get(decided.said.lang or "ka")
             refused = {"ok": False, "error": notices.say(t, decided.said)}
             return JSONResponse(refused, status_code=403 if decided.forbidden else 409)
         answer = {"ok": True, "revision": decided.revision}
-        await store.answer_request(person.id, game, request_id, {"status": 200, "body": answer})
+        await pages.keep_answer(person.id, game, request_id, {"status": 200, "body": answer})
         return JSONResponse(answer)
 
     async def words(request: Request) -> Response:
@@ -310,18 +310,16 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         game = game_param(request)
         if not game:
             return _error(400, "bad game")
-        if await service().store.games.record(game) is None:
+        issued = await service().pages.ticket(person.id, game, user.auth_date)
+        if issued is None:
             return _error(404, "no game")
-        issued = secrets.token_urlsafe(24)
-        grant = {"user": person.id, "game": game, "auth_date": user.auth_date}
-        await service().store.app.issue_ticket(issued, grant, TICKET_TTL_S)
         return JSONResponse({"ticket": issued, "expires_in": TICKET_TTL_S})
 
     async def events(request: Request) -> Response:
         given = request.query_params.get("ticket", "")
         grant = None
         if TICKET_SHAPE.fullmatch(given):
-            grant = await service().store.app.take_ticket(given)
+            grant = await service().pages.take_ticket(given)
         if grant is None:
             return _error(401, "bad ticket")
         game = str(grant["game"])
@@ -338,16 +336,15 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         if held is None:
             retry = {"Retry-After": str(STREAM_RETRY_AFTER_S)}
             return _error(503, "too many streams", retry)
-        games = service().store.games
+        pages = service().pages
         user_id, here = int(grant["user"]), secrets.token_hex(4)
 
         async def revision_now() -> int:
-            raw = await games.record(game)
-            return -1 if raw is None else int(raw.get("rev", 0))
+            return await pages.revision(game)
 
         async def stream() -> AsyncIterator[str]:
             last = after
-            async with service().store.app.events.listen(game) as queue:
+            async with pages.listen(game) as queue:
                 held.queue = queue
                 if held.ended:
                     return
