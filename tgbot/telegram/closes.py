@@ -4,6 +4,8 @@ tried for a copy that a send made again may have left."""
 
 from __future__ import annotations
 
+from itertools import islice
+
 from ..contract.plan import STALE_CLOSE, Edit, close_copy, close_stale_prompt, shows
 from ..storage.plan import Writes
 from ..storage.store import Store
@@ -40,11 +42,13 @@ class Closes:
         chat = item.op.chat
         known = recorded_ids(refs, chat)
         top = item.floor + COPY_PROBES + 1 if resent is None else resent
-        candidates = [i for i in range(item.floor + 1, top) if i not in known]
+        # Lazily: a busy bot's ids may run far past the floor before the send is made again.
+        unknown = (i for i in range(item.floor + 1, top) if i not in known)
+        candidates = list(islice(unknown, COPY_PROBES))
         if not candidates:
             return
         writes = Writes()
-        for message_id in candidates[:COPY_PROBES]:
+        for message_id in candidates:
             writes.send(game_id, close_copy(chat, message_id, item.op).to_op())
         await self.store.commits.commit(writes)
 

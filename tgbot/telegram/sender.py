@@ -498,12 +498,13 @@ class Sender:
                     # unknown; once this send has one, the ids between are tried for it.
                     say_unconfirmed(op.chat, "sent again")
                 else:
-                    floor = max(
-                        self.calls.newest_id(op.chat),
-                        max(recorded_ids(refs, op.chat), default=0),
-                    )
 
                     async def attempted() -> None:
+                        # Once the limiter admits the send, just before Telegram takes it.
+                        floor = max(
+                            self.calls.newest_id(op.chat),
+                            max(recorded_ids(refs, op.chat), default=0),
+                        )
                         await self.store.outboxes.outbox_attempt(game_id, token, floor)
 
                 try:
