@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -22,7 +23,7 @@ from tests.telegram_sim.harness import Harness, TgUser, running_bot
 from tests.telegram_sim.server import SimMessage, TelegramSim
 from tgbot.bootstrap import make_bot
 from tgbot.config import Config
-from tgbot.contract.plan import Fallback, Send, close_copy, close_keyboard
+from tgbot.contract.plan import Fallback, Op, Send, close_copy, close_keyboard
 from tgbot.contract.steps import LOBBY_REF, prompt_ref
 from tgbot.storage.clients import connect
 from tgbot.storage.keys import Keys, chat_owner
@@ -216,10 +217,8 @@ async def queued_prompt(h: Harness, url: str, chat: int) -> tuple[Config, Store]
     ("choose", one Go button, reference prompt:<chat>) queued in the chat's outbox."""
     config = replace(h.config, key_prefix=f"d{uuid.uuid4().hex[:8]}")
     store = Store(connect(url), Keys(config.key_prefix))
-    writes = Writes()
     keyboard = [[{"text": "Go", "data": "x.1.G"}]]
-    writes.send(chat_owner(chat), Send(chat, "choose", keyboard, f"prompt:{chat}").to_op())
-    await store.commits.commit(writes)
+    await _queue(store, chat_owner(chat), [Send(chat, "choose", keyboard, f"prompt:{chat}")])
     return config, store
 
 
@@ -258,10 +257,7 @@ async def test_a_process_that_dies_while_redis_refuses_writes_leaves_a_copy_clos
         assert await outbox_head(store, owner) is None
         recorded = await store.redis.hget(store.keys.messages(owner), "prompt:9470")
         assert recorded is not None and int(recorded) == copies[1].message_id
-        closes = Writes()
-        for m in copies:
-            closes.send(owner, close_keyboard(chat, m.message_id).to_op())
-        await store.commits.commit(closes)
+        await _queue(store, owner, [close_keyboard(chat, m.message_id) for m in copies])
         await again.flush(owner)
         await again.bot.shutdown()
         assert [bool(m.keyboard) for m in copies] == [False, True]
@@ -289,19 +285,17 @@ async def test_an_id_tried_for_a_copy_is_deleted_only_when_it_shows_the_copy_s_t
             h.sim.handle("sendMessage", {"chat_id": chat, "text": text, "reply_markup": buttons})
         copy, other = h.sim.messages(chat)[-2:]
         sent = Send(chat, "choose", [[{"text": "Go", "data": "x.1.G"}]], f"prompt:{chat}")
-        closes = Writes()
-        for message_id in (prompt.message_id, copy.message_id, other.message_id, 999):
-            closes.send(owner, close_copy(chat, message_id, sent).to_op())
-        await store.commits.commit(closes)
+        tried = (prompt.message_id, copy.message_id, other.message_id, 999)
+        await _queue(store, owner, [close_copy(chat, message_id, sent) for message_id in tried])
         await sender.flush(owner)
         await sender.bot.shutdown()
         assert h.sim.deleted == [copy]
         assert prompt in h.sim.messages(chat) and prompt.keyboard
         assert other in h.sim.messages(chat) and other.text == "settings" and not other.keyboard
-        tried = [
+        edited = [
             int(c.params["message_id"]) for c in h.sim.calls_to(chat, "editMessageReplyMarkup")
         ]
-        assert sorted(tried) == sorted([copy.message_id, other.message_id, 999])
+        assert sorted(edited) == sorted([copy.message_id, other.message_id, 999])
         assert await outbox_head(store, owner) is None
         await store.redis.aclose()
 
@@ -338,6 +332,14 @@ async def test_a_send_an_older_version_recorded_but_left_bare_gets_its_buttons(
 
 async def _nobody_refused(game_id: str, user_id: int, fallback: Fallback | None) -> None:
     raise AssertionError(f"no private message of {game_id} is refused here ({user_id})")
+
+
+async def _queue(store: Store, owner: str, ops: Sequence[Op]) -> None:
+    """Queue operations in an owner's outbox, as a step's commit does."""
+    writes = Writes()
+    for op in ops:
+        writes.send(owner, op.to_op())
+    await store.commits.commit(writes)
 
 
 def _sender(config: Config, store: Store) -> Sender:
