@@ -22,13 +22,13 @@ How it counts:
   under tgbot/.
 - A call's *caller* is the nearest frame up the chain (`f_back`; an awaited coroutine's is
   the one awaiting it) whose code is ours; a call with none (a task's first step, a
-  library's callback at the top) has no caller. A *cross-file call* has a caller in
-  another file; a *change of room* has a caller in another room (the folder under tgbot/,
-  or the top-level module: `bootstrap`, `metrics`, `run`, ...). "File pairs" counts the
-  distinct (caller file, callee file) of the cross-file calls.
-- The app is built as the tests build it (`run.webhook_app`), so `run` counts: its
-  closures hand each update to the runtime (production's `_serve_webhook` passes a
-  `lambda: runtime.bot` of run.py, which runs for each update too).
+  library's callback at the top, a gc callback that the interpreter ran on whatever
+  allocated) has no caller. A *cross-file call* has a caller in another file; a *change
+  of room* has a caller in another room (the folder under tgbot/, or the top-level
+  module: `bootstrap`, `metrics`, `run`, ...). "File pairs" counts the distinct (caller
+  file, callee file) of the cross-file calls.
+- The app is built as the tests build it (`run.webhook_app`); its lifespan puts the
+  runtime in the app's state, and the webhook's endpoint calls it directly.
 - *Before the HTTP answer* is code run in the request's own task (the ASGI call of the
   press's POST, from the bot's app to its response: what the answer waits for).
   *Delivery* is code run in the tasks the request started, and theirs in turn (contexts
@@ -41,11 +41,13 @@ How it counts:
   the press's messages instead of the press's own task would show.
 
 Run: `python bench/press_modules.py [--press income|challenge] [--presses 3] [--modules]
-[--functions] [--rooms]`. `--press challenge`: the first player claims Tax, and the other's
-Challenge press on the group's turn message is traced. Each press also prints how many times, before
-the HTTP answer, a game record was decoded and a game rebuilt from its stored state. To measure
-another commit, check it out in a worktree and run this file from its root (it puts the
-root it sits in first on sys.path; it prints which tgbot it traced). On 4df5cbf, the
+[--functions] [--rooms] [--changes]`. `--changes` lists each change of room before the
+answer, caller and callee function. `--press challenge`: the first player claims Tax, and
+the other's Challenge press on the group's turn message is traced. Each press also prints
+how many times, before the HTTP answer, a game record was decoded and a game rebuilt
+from its stored state. To measure another commit, check it out in a worktree and run
+this file from its root (it puts the root it sits in first on sys.path; it prints which
+tgbot it traced). On 4df5cbf, the
 commit the outside architecture review of 2026-12-01 (b) traced, it gives that review's
 33 of 61 modules.
 """
@@ -56,6 +58,7 @@ import argparse
 import asyncio
 import contextvars
 import dis
+import gc
 import os
 import platform
 import sys
@@ -97,6 +100,8 @@ class Press:
     functions: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     # (module, function) entered before the HTTP answer, times: decodes and rebuilds
     answered: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # "caller module.function -> callee module.function" of each change of room before the answer
+    changes: Counter[str] = field(default_factory=Counter)
     request: asyncio.Task[Any] | None = None
     started: list[asyncio.Task[Any]] = field(default_factory=list)
     armed: bool = False
@@ -121,6 +126,7 @@ class Tracer:
     def __init__(self) -> None:
         self._codes: dict[CodeType, tuple[str, int] | None] = {}
         self.elsewhere: Counter[str] = Counter()
+        self._gc_codes = {c.__code__ for c in gc.callbacks if hasattr(c, "__code__")}
 
     def _ours(self, code: CodeType) -> tuple[str, int] | None:
         """(module, offset of the first RESUME) for code of ours, else None."""
@@ -145,11 +151,14 @@ class Tracer:
         if ours is None or frame.f_lasti > ours[1] or code.co_name in INLINE:
             return
         caller = None
-        up = frame.f_back
+        caller_name = ""
+        # The interpreter runs gc's callbacks (metrics' pause timer) on whatever allocated:
+        # nobody called them.
+        up = None if code in self._gc_codes else frame.f_back
         while up is not None:
             found = self._ours(up.f_code)
             if found is not None:
-                caller = found[0]
+                caller, caller_name = found[0], up.f_code.co_qualname
                 break
             up = up.f_back
         if not _press.get():
@@ -164,6 +173,8 @@ class Tracer:
         press.functions[ours[0]][code.co_qualname] += 1
         if phase == "answer":
             press.answered[ours[0], code.co_qualname] += 1
+            if caller is not None and room(caller) != room(ours[0]):
+                press.changes[f"{caller}.{caller_name} -> {ours[0]}.{code.co_qualname}"] += 1
         press.by_task["the request" if phase == "answer" else _coro_name(task)] += 1
 
 
@@ -282,6 +293,11 @@ async def main() -> None:
     parser.add_argument(
         "--rooms", action="store_true", help="the changes of room before the answer, by rooms"
     )
+    parser.add_argument(
+        "--changes",
+        action="store_true",
+        help="each change of room before the answer, caller and callee function",
+    )
     args = parser.parse_args()
     wrapped = lambda *a, **k: marked(harness_app(*a, **k))  # noqa: E731
     harness.webhook_app = wrapped  # type: ignore[attr-defined,assignment]
@@ -332,6 +348,10 @@ async def main() -> None:
                 print("  changes of room before the HTTP answer, by caller -> callee room:")
                 for pair, n in pairs.most_common():
                     print(f"    {pair}: {n}")
+            if args.changes and i == args.presses - 1:
+                print("  changes of room before the HTTP answer, caller -> callee (times):")
+                for pair, n in traced.changes.most_common():
+                    print(f"    {pair} {n}")
             if args.functions and i == args.presses - 1:
                 print("  functions entered, by module (times):")
                 for m, entered in sorted(traced.functions.items()):
