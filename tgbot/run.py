@@ -13,8 +13,7 @@ import logging
 import os
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Generator
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Generator
 from typing import Any
 
 import h11
@@ -23,17 +22,16 @@ import uvicorn
 from starlette.applications import Starlette
 from telegram import Update
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes, ExtBot, TypeHandler
+from telegram.ext import Application, ContextTypes, TypeHandler
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .bootstrap import Runtime
 from .config import Config
 from .logs import redact_secrets
-from .service.game_service import GameService
 from .startup import CONFIG_EXIT, StartupError, listen_socket
-from .telegram.answers import CallbackAnswer
-from .telegram.webhook import build_webhook_app
+from .telegram.webhook import SERVING, Lifespan, build_webhook_app
 from .webapp import routes as webapp_routes
+from .webapp.api import SERVICE
 
 log = logging.getLogger(__name__)
 
@@ -58,52 +56,35 @@ async def start_webhook(runtime: Runtime, set_webhook: bool = True) -> None:
     runtime.start_background()
 
 
-def _app(
-    config: Config,
-    runtime: Callable[[], Runtime],
-    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
-) -> Starlette:
-    """The one webhook app: updates go to (and are decoded with the bot of) `runtime()`,
-    the process's one runtime, asked for at each request; the Mini App's routes call its
-    service. `config.serve` says which of the two this process's listener serves."""
-
-    async def process(update: Update) -> CallbackAnswer | None:
-        return await runtime().process(update)
-
-    async def healthy() -> bool:
-        return await runtime().healthy()
-
-    def bot() -> ExtBot[Any]:
-        return runtime().bot
-
-    def service() -> GameService:
-        return runtime().service
-
+def _app(config: Config, lifespan: Lifespan) -> Starlette:
+    """The one webhook app, served by the runtime that `lifespan` puts in its state
+    (`state_of`): updates go to it, the Mini App's routes call its service.
+    `config.serve` says which of the two this process's listener serves."""
     return build_webhook_app(
-        bot,
-        process,
-        healthy,
         config.webhook_secret,
         config.webhook_path,
         lifespan,
-        webapp_routes(service, config) if config.serves_app else (),
+        webapp_routes(config) if config.serves_app else (),
         updates=config.serves_updates,
     )
 
 
+def state_of(runtime: Runtime) -> dict[str, Any]:
+    """The app's lifespan state: what every request is served by."""
+    return {SERVING: runtime, SERVICE: runtime.service}
+
+
 def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:
-    """The ASGI app for webhook mode with its runtime made in its lifespan (for running
-    it inside another server, as the tests do; `serve()` makes the runtime first)."""
-    holder: dict[str, Runtime] = {}
+    """The ASGI app for webhook mode with its runtime opened in its lifespan (for running
+    it inside another server, as the tests do; `serve()` opens the runtime first)."""
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+    async def lifespan(_: Starlette) -> AsyncIterator[dict[str, Any]]:
         async with Runtime.open(config) as runtime:
-            holder["runtime"] = runtime
             await start_webhook(runtime, set_webhook)
-            yield
+            yield state_of(runtime)
 
-    return _app(config, lambda: holder["runtime"], lifespan)
+    return _app(config, lifespan)
 
 
 class _Protocol(H11Protocol):
@@ -182,8 +163,13 @@ class _Server(uvicorn.Server):
 
 async def _serve_webhook(runtime: Runtime, sock: socket.socket, stop: asyncio.Event) -> None:
     config = runtime.config
-    app = _app(config, lambda: runtime)
-    server = _Server(server_config(app, config, log_level=config.log_level.lower(), lifespan="off"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[dict[str, Any]]:
+        yield state_of(runtime)  # opened already, closed by `serve()`
+
+    app = _app(config, lifespan)
+    server = _Server(server_config(app, config, log_level=config.log_level.lower(), lifespan="on"))
     await start_webhook(runtime)
     log.info(
         "webhook mode (serving %s): listening on %s:%s",

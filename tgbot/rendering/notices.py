@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..contract.languages import N_
 from ..contract.outcomes import Notice, Refusal, Said
-from .i18n import Translator
+from .i18n import Catalogs, Translator
 from .ui import Screen
 
 REFUSALS: dict[Refusal, str] = {
@@ -65,6 +65,11 @@ NOTICES: dict[Notice, str] = {
 
 # The AI players' names, by seat (-1, -2, ...), in the group's language.
 AI_NAMES = [N_("Nino"), N_("Levan"), N_("Tamar"), N_("Giorgi"), N_("Mariam")]
+
+
+def said_text(catalogs: Catalogs, said: Said) -> str:
+    """A refusal or notice of the service in words, in the language it resolved."""
+    return say(catalogs.get(said.lang), said)
 
 
 def say(t: Translator, said: Said) -> str:

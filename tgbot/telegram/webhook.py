@@ -5,8 +5,9 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -23,15 +24,30 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1 << 20
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+SERVING = "serving"  # the key of the app's state under which its lifespan puts a Serving
+
+
+class Serving(Protocol):
+    """What the webhook app serves updates with: the process's runtime."""
+
+    @property
+    def bot(self) -> Bot:
+        """The process's one bot object, which updates are decoded with."""
+
+    async def process(self, update: Update) -> CallbackAnswer | None:
+        """Handle one update; the answer a button press gets, if any."""
+
+    async def healthy(self) -> bool:
+        """Whether the process can do its work."""
+
+
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Mapping[str, Any]]]
 
 
 def build_webhook_app(
-    bot: Callable[[], Bot],
-    process: Callable[[Update], Awaitable[CallbackAnswer | None]],
-    healthy: Callable[[], Awaitable[bool]],
     secret: str | None,
     path: str,
-    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
+    lifespan: Lifespan,
     routes: Sequence[BaseRoute] = (),
     updates: bool = True,
 ) -> Starlette:
@@ -39,13 +55,15 @@ def build_webhook_app(
     GET /healthz and `routes` (the Mini App's). Never /metrics: that is served apart, on
     METRICS_PORT (`run.serve`), not on the public listener.
 
-    `bot` gives the process's one bot object, which the updates are decoded with.
+    `lifespan` puts the process's runtime in the app's state, under SERVING: each request
+    is served by it (Starlette's lifespan state, so no holder or getter is passed around).
     A button press's answer rides in the response body (Telegram runs the method it names),
     which saves the bot one request per press. `updates` False: no update route (a process
     that serves only the Mini App, `SERVE=app`).
     """
 
     async def telegram(request: Request) -> Response:
+        serving: Serving = getattr(request.state, SERVING)
         given = request.headers.get(SECRET_HEADER, "")
         if secret is None or not hmac.compare_digest(given.encode(), secret.encode()):
             return PlainTextResponse("forbidden", status_code=403)
@@ -70,7 +88,7 @@ def build_webhook_app(
             return PlainTextResponse("ignored")
         update_id = data["update_id"]
         try:
-            update = Update.de_json(data, bot())
+            update = Update.de_json(data, serving.bot)
             query = update.callback_query
             # de_json lets some required fields through missing or of the wrong type.
             if query is not None and (not isinstance(query.id, str) or query.from_user is None):
@@ -84,7 +102,7 @@ def build_webhook_app(
             log.warning("update %s could not be read, dropped: %s", update_id, type(err).__name__)
             return PlainTextResponse("ignored")
         try:
-            answer = await process(update)
+            answer = await serving.process(update)
         except Conflict as err:
             log.error("update %s not applied, too many writers: %s", update_id, err)
             return PlainTextResponse("unavailable", status_code=503)
@@ -109,9 +127,10 @@ def build_webhook_app(
             return JSONResponse(answer.webhook_reply())
         return PlainTextResponse("ok")
 
-    async def healthz(_: Request) -> Response:
+    async def healthz(request: Request) -> Response:
+        serving: Serving = getattr(request.state, SERVING)
         try:
-            ok = await healthy()
+            ok = await serving.healthy()
         except Exception as err:
             if not storage_error(err):
                 raise

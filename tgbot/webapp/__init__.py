@@ -3,16 +3,14 @@ page (page.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from starlette.routing import BaseRoute
 
 from ..config import Config
-from ..service.game_service import GameService
 from .api import api_routes
 from .page import page_routes
 
 
-def routes(service: Callable[[], GameService], config: Config) -> list[BaseRoute]:
-    """Every route the Mini App adds to the webhook app."""
-    return [*api_routes(service, config), *page_routes()]
+def routes(config: Config) -> list[BaseRoute]:
+    """Every route the Mini App adds to the webhook app; they call the service that the
+    app's lifespan puts in its state (`api.service_of`)."""
+    return [*api_routes(config), *page_routes()]

@@ -40,6 +40,8 @@ from .auth import AppUser, AuthError, validate
 
 log = logging.getLogger(__name__)
 
+SERVICE = "service"  # the key of the app's state under which its lifespan puts the service
+
 API = "/app/api"
 THROTTLE_WINDOW_S = 10  # as for updates (telegram/handlers.py)
 HEARTBEAT_S = 15.0
@@ -140,16 +142,19 @@ class PagesLease:
     (`AppStore.pages_alive`): taken when a stream opens, renewed by one task while the
     process holds any, let lapse once it holds none."""
 
-    def __init__(self, limits: StreamLimits, renew: Callable[[str, int], Awaitable[None]]) -> None:
+    def __init__(self, limits: StreamLimits) -> None:
         self.process = secrets.token_hex(8)
-        self._limits, self._renew = limits, renew
+        self._limits = limits
+        self._renew: Callable[[str, int], Awaitable[None]] | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
-    async def hold(self) -> None:
-        """A stream opened: the lease is fresh (or renewed now), and kept while any is."""
+    async def hold(self, renew: Callable[[str, int], Awaitable[None]]) -> None:
+        """A stream opened: the lease is fresh (or renewed now, with `renew`), and kept
+        while any is."""
+        self._renew = renew
         if self._task is None or self._task.done():
-            await self._renew(self.process, PAGES_LEASE_MS)
+            await renew(self.process, PAGES_LEASE_MS)
             self._task = asyncio.create_task(self._keep())
 
     def released(self) -> None:
@@ -165,6 +170,7 @@ class PagesLease:
             if self._limits.count == 0:
                 return
             try:
+                assert self._renew is not None
                 await self._renew(self.process, PAGES_LEASE_MS)
             except Exception as err:  # tried again in PAGES_RENEW_S, well within the lease
                 log.warning("the pages' lease not renewed: %r", err)
@@ -196,22 +202,24 @@ class _EventStream(StreamingResponse):
                 log.warning("a closed page's presence not ended: %r", err)
 
 
-def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseRoute]:
-    """The API's routes, for the one webhook app (`run._app`); `service` gives the process's
-    one service, asked for at each request."""
+def service_of(request: Request) -> GameService:
+    """The process's one service, which the app's lifespan put in its state (`run._app`)."""
+    service: GameService = getattr(request.state, SERVICE)
+    return service
+
+
+def api_routes(config: Config) -> list[BaseRoute]:
+    """The API's routes, for the one webhook app (`run._app`); each request calls the
+    process's one service (`service_of`)."""
     limits = StreamLimits(config.webapp_streams_per_person, config.webapp_streams_per_process)
-
-    async def renew_pages(process: str, ttl_ms: int) -> None:
-        await service().pages.alive(process, ttl_ms)
-
-    lease = PagesLease(limits, renew_pages)
+    lease = PagesLease(limits)
 
     def user_of(init_data: str) -> AppUser:
         return validate(init_data, config.bot_token, config.webapp_auth_max_age_s, time.time())
 
-    async def counted(person: Person) -> Response | None:
+    async def counted(service: GameService, person: Person) -> Response | None:
         """The 429 when the person calls too fast, counted for the throttle."""
-        count = await service().pages.hit(person.id, THROTTLE_WINDOW_S)
+        count = await service.pages.hit(person.id, THROTTLE_WINDOW_S)
         if count > config.person_updates_per_10s:
             return _error(429, "too fast")
         return None
@@ -225,7 +233,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         except AuthError as err:
             return _error(401, str(err))
         person = Person(user.id, user.name, user.language_code)
-        return await counted(person) or (person, user)
+        return await counted(service_of(request), person) or (person, user)
 
     def game_param(request: Request) -> str | None:
         game = request.query_params.get("game") or None
@@ -240,7 +248,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         game = game_param(request)
         if game == "":
             return _error(400, "bad game")
-        shown = await service().app.app_view(called[0], game)
+        shown = await service_of(request).app.app_view(called[0], game)
         if shown is None:
             return _error(404, "no game")
         return JSONResponse(shown)
@@ -268,7 +276,8 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                 raise ValueError("bad request id or decision")
         except (ValueError, KeyError, TypeError, RecursionError):
             return _error(400, "bad request")
-        pages = service().pages
+        service = service_of(request)
+        pages = service.pages
         for _ in range(PENDING_WAITS):
             before = await pages.take_request(person.id, game, request_id)
             if before is None or not before.get("pending"):
@@ -279,15 +288,14 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                 return JSONResponse({"ok": False, "error": "busy"}, status_code=409)
             return JSONResponse(before["body"], status_code=int(before["status"]))
         try:
-            decided = await service().app.app_decide(person, game, revision, code)
+            decided = await service.app.app_decide(person, game, revision, code)
         except BaseException:
             await pages.forget_request(person.id, game, request_id)  # it changed nothing
             raise
         if not decided.ok:
             # Refused, nothing changed: nothing is kept (a repeat is refused again).
             await pages.forget_request(person.id, game, request_id)
-            t = service().catalogs.get(decided.said.lang or "ka")
-            refused = {"ok": False, "error": notices.say(t, decided.said)}
+            refused = {"ok": False, "error": notices.said_text(service.catalogs, decided.said)}
             return JSONResponse(refused, status_code=403 if decided.forbidden else 409)
         answer = {"ok": True, "revision": decided.revision}
         await pages.keep_answer(person.id, game, request_id, {"status": 200, "body": answer})
@@ -297,7 +305,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         """The page's words in a language (Telegram's language code of the user, unsigned:
         they are the same for everyone), so that it can say an error before any view."""
         lang = pick_language(None, request.query_params.get("lang", "")[:16] or None)
-        t = service().catalogs.get(lang)
+        t = service_of(request).catalogs.get(lang)
         return JSONResponse({"lang": t.language, "texts": page_texts(t)})
 
     async def ticket(request: Request) -> Response:
@@ -310,16 +318,17 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         game = game_param(request)
         if not game:
             return _error(400, "bad game")
-        issued = await service().pages.ticket(person.id, game, user.auth_date)
+        issued = await service_of(request).pages.ticket(person.id, game, user.auth_date)
         if issued is None:
             return _error(404, "no game")
         return JSONResponse({"ticket": issued, "expires_in": TICKET_TTL_S})
 
     async def events(request: Request) -> Response:
         given = request.query_params.get("ticket", "")
+        service = service_of(request)
         grant = None
         if TICKET_SHAPE.fullmatch(given):
-            grant = await service().pages.take_ticket(given)
+            grant = await service.pages.take_ticket(given)
         if grant is None:
             return _error(401, "bad ticket")
         game = str(grant["game"])
@@ -336,7 +345,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
         if held is None:
             retry = {"Retry-After": str(STREAM_RETRY_AFTER_S)}
             return _error(503, "too many streams", retry)
-        pages = service().pages
+        pages = service.pages
         user_id, here = int(grant["user"]), secrets.token_hex(4)
 
         async def revision_now() -> int:
@@ -350,9 +359,9 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
                     return
                 # Listening first, then reading: a revision committed in between is heard.
                 now, heard = await revision_now(), False
-                await lease.hold()
+                await lease.hold(pages.alive)
                 noted_s = config.webapp_stream_lifetime_s + 60  # the longest a stream lives
-                await service().app.page_opened(game, user_id, here, lease.process, noted_s)
+                await service.app.page_opened(game, user_id, here, lease.process, noted_s)
                 yield ": listening\n\n"
                 while True:
                     # A record saved again without a step (a prompt's deadline starts once
@@ -377,7 +386,7 @@ def api_routes(service: Callable[[], GameService], config: Config) -> list[BaseR
 
         async def ended() -> None:
             lease.released()
-            await service().app.page_closed(game, user_id, here, lease.process)
+            await service.app.page_closed(game, user_id, here, lease.process)
 
         return _EventStream(stream(), limits, held, ended)
 
