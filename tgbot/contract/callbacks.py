@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..engine import Action, Decision, codes
+from ..engine import Action, codes
 
 MAX_DATA_BYTES = 64  # Bot API: callback_data is 1-64 bytes
 
@@ -106,6 +106,8 @@ class ButtonPress:
     game_id: str
     context: int
     code: str
+    answer: bool = False  # an answer to a claim (`is_answer`)
+    picker: Action | None = None  # the action whose target picker it opens (`picker_action`)
 
 
 def pack(game_id: str, context: int, code: str) -> str:
@@ -118,20 +120,15 @@ def unpack(data: str | None) -> ButtonPress:
     match = GAME_PATTERN.match(data or "")
     if not match:
         raise BadButton(data)
-    return ButtonPress(match.group(1), int(match.group(2)), match.group(3))
+    code = match.group(3)
+    return ButtonPress(
+        match.group(1), int(match.group(2)), code, is_answer(code), picker_action(code)
+    )
 
 
-def encode_decision(decision: Decision, seats: list[int]) -> str:
-    """The code of a decision (engine/codes.py): targets travel as seats, not user ids."""
-    return codes.encode(decision, seats)
-
-
-def decode_decision(code: str, seats: list[int]) -> Decision:
-    """The decision a code stands for, or raise BadButton."""
-    try:
-        return codes.decode(code, seats)
-    except codes.BadCode:
-        raise BadButton(code) from None
+# The code of a decision (engine/codes.py, as the kept records write it): targets travel
+# as seats, not user ids. The engine's own function: a button's code is that code.
+encode_decision = codes.encode
 
 
 def is_answer(code: str) -> bool:

@@ -349,6 +349,10 @@ class Plan:
         """Append one operation."""
         self.ops.append(op)
 
+    def to_ops(self) -> list[dict[str, Any]]:
+        """The operations as the outbox stores them, in order."""
+        return [op.to_op() for op in self.ops]
+
     def sends(self, group: int | None = None) -> int:
         """How many messages it sends (to `group` only, if given; else to every chat)."""
         return sum(isinstance(o, Send) and (group is None or o.chat == group) for o in self.ops)

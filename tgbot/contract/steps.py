@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Character, Decision
+from ..engine import Awaiting, Character, Decision
 from ..engine import events as ev
 
 # A message of the game's own that is no turn's (the news of a game closed between turns).
@@ -113,7 +113,7 @@ def newest_to_dict(newest: Newest | None) -> dict[str, Any] | None:
         "verdicts": [
             {
                 "story": list(v.story),
-                "told": [e.to_dict() for e in v.told],
+                "told": ev.events_to_dicts(v.told),
                 "board": v.board,
                 "next": v.next_player,
             }
@@ -130,7 +130,7 @@ def newest_from_dict(raw: Mapping[str, Any] | None) -> Newest | None:
         verdicts = tuple(
             Verdict(
                 tuple(str(line) for line in v.get("story", ())),
-                tuple(ev.event_from_dict(e) for e in v["told"]),
+                ev.events_from_dicts(v["told"]),
                 bool(v["board"]),
                 None if v["next"] is None else int(v["next"]),
             )
@@ -147,6 +147,8 @@ class StepOutcome:
     and close, and the state of the group's turn message."""
 
     table: Table
+    waiting: Awaiting  # who must decide after the step, and what kind of decision
+    over: bool  # a winner is known
     context: int  # the engine version at which the awaited decision is offered
     same_context: bool  # only passes, the window still open: the same decision
     deadline_ms: int | None

@@ -5,7 +5,8 @@ Events are frozen values: nothing changes them after the engine emits them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, ClassVar, get_args, get_origin, get_type_hints
 
@@ -18,11 +19,9 @@ class Event:
     """Base of all events. `recipient` is None for public events."""
 
     private: ClassVar[bool] = False
-
-    @property
-    def recipient(self) -> int | None:
-        """The one player a private event is for; None when everyone may see it."""
-        return None
+    # The one player a private event is for; None when everyone may see it. A plain value,
+    # set once when the event is made, so that reading it is not a call into the engine.
+    recipient: int | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -32,6 +31,7 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """Return the event as a JSON-safe dict."""
         data = asdict(self)
+        del data["recipient"]
         for key, value in data.items():
             if isinstance(value, tuple):
                 data[key] = list(value)
@@ -45,10 +45,8 @@ class PrivateEvent(Event):
     private: ClassVar[bool] = True
     player: int
 
-    @property
-    def recipient(self) -> int | None:
-        """The owner of the private information."""
-        return self.player
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "recipient", self.player)
 
 
 # ---- public events -------------------------------------------------------------------
@@ -346,13 +344,23 @@ def event_types() -> list[type[Event]]:
     ]
 
 
+def events_to_dicts(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """Events as JSON-safe dicts (`Event.to_dict`), in order."""
+    return [e.to_dict() for e in events]
+
+
+def events_from_dicts(data: Iterable[dict[str, Any]]) -> tuple[Event, ...]:
+    """Events rebuilt from `events_to_dicts` output (ValueError if one is not an event)."""
+    return tuple(event_from_dict(d) for d in data)
+
+
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from `Event.to_dict()` output (ValueError if it is not one)."""
     types = {cls.__name__: cls for cls in event_types()}
     try:
         cls = types[data["type"]]
         hints = get_type_hints(cls)
-        return cls(**{f.name: _typed(hints[f.name], data[f.name]) for f in fields(cls)})
+        return cls(**{f.name: _typed(hints[f.name], data[f.name]) for f in fields(cls) if f.init})
     except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"not an event: {err}") from None
 

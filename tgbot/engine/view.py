@@ -51,6 +51,7 @@ class PlayerView:
     examined: Character | None = None
     # Every seat's cards, face down and face up, once the game is over (public then).
     final_cards: tuple[tuple[Character, ...], ...] = ()
+    mine: SeatView | None = None  # the viewer's own seat (None: the public board)
 
     def seat(self, player_id: int) -> SeatView:
         """Return one seat's public face."""
@@ -75,12 +76,13 @@ def view_of(game: Game, viewer: int | None = None) -> PlayerView:
         and viewer in (turn.actor, turn.target)
         else None
     )
+    seats = tuple(
+        SeatView(p.id, p.coins, tuple(p.revealed), len(p.hidden), p.allegiance)
+        for p in game.players
+    )
     return PlayerView(
         viewer=viewer,
-        seats=tuple(
-            SeatView(p.id, p.coins, tuple(p.revealed), len(p.hidden), p.allegiance)
-            for p in game.players
-        ),
+        seats=seats,
         my_cards=tuple(me.hidden) if me is not None else (),
         exchange_drawn=tuple(turn.drawn) if exchanging else (),
         deck_size=len(game.deck),
@@ -99,4 +101,5 @@ def view_of(game: Game, viewer: int | None = None) -> PlayerView:
         divided=game.divided(),
         examined=examined,
         final_cards=tuple(tuple(p.hidden + p.revealed) for p in game.players) if over else (),
+        mine=next((s for s in seats if s.id == viewer), None),
     )

@@ -23,8 +23,8 @@ def fit_alert(text: str) -> str:
 def my_cards_alert(t: Translator, view: PlayerView) -> str:
     """👁 My cards: a player's face-down cards and coins (and side in Reformation), or,
     once knocked out, that they are out and which cards they lost."""
-    assert view.viewer is not None
-    seat = view.seat(view.viewer)
+    seat = view.mine
+    assert seat is not None
     if not seat.alive:
         text = t.gettext("☠️ You are out of this game. Your cards: {cards}.").format(
             cards=cards_text(t, seat.revealed) or "—"

@@ -32,18 +32,18 @@ from .ui import (
 
 def hand_text(t: Translator, view: PlayerView) -> str:
     """A player's face-down cards and coins."""
-    assert view.viewer is not None
+    mine = view.mine
+    assert mine is not None
     text = t.ngettext(
         "🂠 Your card: {cards} · 💰 {coins}",
         "🂠 Your cards: {cards} · 💰 {coins}",
         len(view.my_cards),
     ).format(
         cards=cards_text(t, view.my_cards) or "—",
-        coins=coins_text(t, view.seat(view.viewer).coins),
+        coins=coins_text(t, mine.coins),
     )
-    side = view.seat(view.viewer).allegiance
-    if side is not None:
-        text += "\n" + side_text(t, side, view.reserve)
+    if mine.allegiance is not None:
+        text += "\n" + side_text(t, mine.allegiance, view.reserve)
     return text
 
 

@@ -198,10 +198,10 @@ class StepPlanner:
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
                 told.append(e)
         riders = self._riders(t, table, public, newest)
-        if game.over:
+        if outcome.over:
             self._game_over(plan, outcome, public, turn_ref, legacy, told, bluffs, riders)
             return
-        self._turn_now(plan, outcome, game, t, public, turn_ref, turns, legacy, told, riders)
+        self._turn_now(plan, outcome, t, public, turn_ref, turns, legacy, told, riders)
 
     def _riders(
         self, t: Translator, table: Table, view: PlayerView, newest: Newest | None
@@ -220,7 +220,6 @@ class StepPlanner:
         self,
         plan: Plan,
         outcome: StepOutcome,
-        game: Game,
         t: Translator,
         public: PlayerView,
         turn_ref: str | None,
@@ -238,7 +237,7 @@ class StepPlanner:
         table = outcome.table
         names = dict(table.names)
         story = self._story(t, table, legacy, told)
-        waiting = game.awaiting()
+        waiting = outcome.waiting
         kb: ui.Keyboard | None = None
         question = ""
         if outcome.answer_options:

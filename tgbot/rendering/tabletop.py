@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..contract import callbacks
+from ..contract.languages import N_
 from ..engine import (
     MAX_PLAYERS,
     Action,
@@ -226,6 +227,15 @@ def changed_seats(told: Sequence[ev.Event]) -> set[int]:
     return changed
 
 
+# Who must decide now, by the kind of decision (an Exchange's words count the cards kept).
+WAITING_FOR = {
+    DecisionKind.TURN: N_("▶️ {players} to move."),
+    DecisionKind.LOSE_CARD: N_("⏳ {players} chooses a card to turn face up."),
+    DecisionKind.SHOW_CARD: N_("⏳ {players} chooses a card to show."),
+    DecisionKind.EXAMINE: N_("⏳ {players} decides about the card shown."),
+}
+
+
 def status_text(
     t: Translator,
     view: PlayerView,
@@ -250,19 +260,14 @@ def status_text(
             if in_private
             else t.gettext("⏳ Time to answer")
         )
+    elif waiting.kind is DecisionKind.EXCHANGE:
+        text = t.ngettext(
+            "⏳ {players} chooses a card to keep.",
+            "⏳ {players} chooses cards to keep.",
+            max((view.seat(p).cards_down for p in waiting.players), default=2),
+        ).format(players=who)
     else:
-        texts = {
-            DecisionKind.TURN: t.gettext("▶️ {players} to move."),
-            DecisionKind.LOSE_CARD: t.gettext("⏳ {players} chooses a card to turn face up."),
-            DecisionKind.EXCHANGE: t.ngettext(
-                "⏳ {players} chooses a card to keep.",
-                "⏳ {players} chooses cards to keep.",
-                max((view.seat(p).cards_down for p in waiting.players), default=2),
-            ),
-            DecisionKind.SHOW_CARD: t.gettext("⏳ {players} chooses a card to show."),
-            DecisionKind.EXAMINE: t.gettext("⏳ {players} decides about the card shown."),
-        }
-        text = texts[waiting.kind].format(players=who)
+        text = t.gettext(WAITING_FOR[waiting.kind]).format(players=who)
     if moment:
         text += " " + until_text(t)
     return text

@@ -64,7 +64,7 @@ def _tells_the_group(event: ev.Event) -> bool:
 
 def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int) -> StepOutcome:
     """What this step decides, from the record as it was before it (read, not changed)."""
-    waiting = game.awaiting()
+    waiting, over = game.awaiting(), game.over
     # Only passes, and the window is still open: the same decision, fewer to wait for.
     # (The last pass on an Examine opens the target's choice with no event of its own.)
     same_context = (
@@ -76,11 +76,11 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
     context, deadline_ms = record.context, record.deadline_ms
     if not same_context:
         context = game.version
-        deadline_ms = None if game.over else now_ms + 1000 * (seconds + DELIVERY_GRACE_S)
+        deadline_ms = None if over else now_ms + 1000 * (seconds + DELIVERY_GRACE_S)
     seconds_left = (
         None if deadline_ms is None else min(seconds, (deadline_ms - now_ms + 999) // 1000)
     )
-    table = table_of(record, game.over)
+    table = table_of(record, over)
 
     # The group's turn message: a new turn closes the old one's (its verdict, which says
     # who moves next). A turn is sent a message of its own once it opens a window to
@@ -110,11 +110,11 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         elif _tells_the_group(e):
             told.append(e)
     turn_shown = (
-        game.over
+        over
         or turn_ref is not None
         or (bool(story or told) and waiting.kind is DecisionKind.RESPONSE)
     )
-    asks_table = not game.over and waiting.kind is DecisionKind.RESPONSE and table.answers_at_table
+    asks_table = not over and waiting.kind is DecisionKind.RESPONSE and table.answers_at_table
     options = tuple(game.answers()) if asks_table else ()
     table_context = context if turn_shown and options else None
 
@@ -137,6 +137,8 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
             del prompts[uid]
     return StepOutcome(
         table=table,
+        waiting=waiting,
+        over=over,
         context=context,
         same_context=same_context,
         deadline_ms=deadline_ms,
@@ -148,7 +150,7 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         turn_ref=record.turn_ref,
         turn_shown=turn_shown,
         turn_ref_after=(
-            END_REF if game.over else (turn_ref or turn_ref_of(turns)) if turn_shown else None
+            END_REF if over else (turn_ref or turn_ref_of(turns)) if turn_shown else None
         ),
         table_context=table_context,
         answer_options=options,
@@ -161,13 +163,13 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
         newest=newest_before,
         turns=record.turns,
         turns_after=turns,
-        end_tells_last_turn=game.over and turn_ref is None,
+        end_tells_last_turn=over and turn_ref is None,
     )
 
 
 def told_of(record: GameRecord) -> tuple[ev.Event, ...]:
     """The public events of the turn so far, as kept in the record."""
-    return tuple(ev.event_from_dict(e) for e in record.turn_events)
+    return ev.events_from_dicts(record.turn_events)
 
 
 def bluffs_of(record: GameRecord) -> list[Claim] | None:
@@ -186,7 +188,7 @@ def settle(record: GameRecord, outcome: StepOutcome, bluffs: Sequence[Claim] | N
     record.turn_ref = outcome.turn_ref_after
     record.table_context = outcome.table_context
     record.story = list(outcome.story_after)
-    record.turn_events = [e.to_dict() for e in outcome.told_after]
+    record.turn_events = ev.events_to_dicts(outcome.told_after)
     record.turns = outcome.turns_after
     record.newest = newest_to_dict(outcome.newest_after)
     record.end_tells_last_turn = outcome.end_tells_last_turn

@@ -126,7 +126,7 @@ class GameSteps:
         raw, prefs = await self.store.games.record_and_prefs(game_id, user_id, update)
         record = None if raw is None else GameRecord.from_dict(raw)
         if record is not None and update is not None:
-            update.keep_decoded(self.store.keys.game(game_id), record)
+            self.store.games.keep_decoded(update, game_id, record)
         return raw, record, prefs
 
     def record_of(self, game_id: str, seen: Seen, update: Handling | None) -> GameRecord | None:
@@ -135,7 +135,7 @@ class GameSteps:
         if seen.record is None:
             return None
         if update is not None:
-            kept = update.take_decoded(self.store.keys.game(game_id), seen.record)
+            kept = self.store.games.take_decoded(update, game_id, seen.record)
             if isinstance(kept, GameRecord):
                 return kept
         return GameRecord.from_dict(json.loads(seen.record))
@@ -165,7 +165,7 @@ class GameSteps:
                 raise UserError(Refusal.GAME_OVER, lang)
             yield Operation(record, seen, tx)
             if saves:
-                tx.save(record, step=step)
+                record.save_in(tx, step=step)
         await self.committed(game_id)
 
     async def committed(self, owner: str) -> None:
@@ -195,13 +195,13 @@ class GameSteps:
 
     def apply_step(self, record: GameRecord, game: Game, events: list[Any], tx: GameTx) -> None:
         """Store the engine state and queue the step's messages, deadline, stats, clean-up."""
-        now = self.now_ms()
+        now, over = self.now_ms(), game.over
         self.history.tally_claims(record, events)  # before the plan: the table shows the tally
-        bluffs = self.history.bluffs_revealed(record, game, now) if game.over else None
+        bluffs = self.history.bluffs_revealed(record, game, now) if over else None
         plan = self.messages.build(record, game, events, now, bluffs)
-        tx.send_all([op.to_op() for op in plan.ops])
+        tx.send_all(plan.to_ops())
         record.engine = game_to_dict(game)
-        if game.over:
+        if over:
             self._finish(record, tx, OVER)
             self.history.game_over(record, game, tx, now)  # kept and counted in this commit
             log.info("game %s ended in chat %s: winner %s", record.id, record.chat_id, game.winner)

@@ -45,7 +45,7 @@ class DeadlineRoom:
                 tx.arm_deadline(due)  # the game moved on since: re-arm its real deadline
             else:
                 self._fire(record, tx, now)
-                tx.save(record)
+                record.save_in(tx)
                 fired = True
         if fired:
             await self.steps.committed(game_id)
@@ -85,7 +85,7 @@ class DeadlineRoom:
             if record is not None and due_ms is not None:
                 record.deadline_ms = due_ms
                 record.delivered = context
-                tx.save(record, step=False)  # not a step of the game: rev stays
+                record.save_in(tx, step=False)  # not a step of the game: rev stays
                 tx.arm_deadline(record.next_due_ms() or due_ms)
 
     async def claim_and_fire(self, limit: int = 20) -> int:

@@ -148,7 +148,7 @@ class LobbyRoom:
             tx.claim_chat(old.chat_id)
             screen = self.steps.lobby_screen(record)
             tx.send(record.id, group_send(record, screen.text, LOBBY_REF, screen.keyboard).to_op())
-            tx.save(record, step=False)
+            record.save_in(tx, step=False)
             tx.arm_deadline(record.deadline_ms or record.created_ms)
         await self.steps.committed(record.id)
 
@@ -203,7 +203,7 @@ class LobbyRoom:
                 link = replies.open_the_bot_first(t, person.name, self.join_link(game_id))
                 origin = Origin(update, chat_id, thread_id)
                 tx.send(game_id, reply_op(origin, Reply(link.text, link.keyboard)))
-            tx.save(record, step=False)
+            record.save_in(tx, step=False)
             tx.arm_deadline(record.deadline_ms or now)
         log.info("lobby %s opened in chat %s by %s", game_id, chat_id, person.id)
         await self.steps.committed(game_id)

@@ -6,12 +6,12 @@ from ..contract import callbacks
 from ..contract.outcomes import STALE, Notice, Refusal, Said, engine_refusal, table_refusal
 from ..contract.plan import Edit
 from ..contract.steps import prompt_ref
-from ..engine import IllegalDecision, view_of
+from ..engine import IllegalDecision, codes, view_of
 from ..rendering import hand, prompting
 from ..rendering.i18n import pick_language
 from ..storage.commit import Duplicate
 from ..storage.plan import applied
-from ..storage.updates import Handling, update_id_of
+from ..storage.updates import Handling
 from . import archive
 from .core import AdminCheck, GameSteps, NeedsStart, never_admin, retried
 from .lobby import LobbyRoom
@@ -122,16 +122,16 @@ class PlayRoom:
         invalid = _refused(Refusal.NOT_VALID, lang, alert=True)
         if raw is None or record is None:
             return _refused(Refusal.GAME_OVER, lang)
-        if applied(raw, update_id_of(update)):
+        if update is not None and applied(raw, update.update_id):
             raise Duplicate
         if pressed.code in callbacks.LOBBY_CODES:
             if chat_id != record.chat_id:
                 return invalid
             return await self._lobby_press(person, pressed, lang, update, is_admin)
-        table = chat_id == record.chat_id and callbacks.is_answer(pressed.code)
+        table = chat_id == record.chat_id and pressed.answer
         if not table and chat_id != person.id:
             return invalid
-        if callbacks.picker_action(pressed.code) is not None or pressed.code == callbacks.BACK:
+        if pressed.picker is not None or pressed.code == callbacks.BACK:
             return await self._show_choices(person, pressed, lang, update, message_id)
         return await self._decide(person, pressed, lang, update, table)
 
@@ -148,7 +148,7 @@ class PlayRoom:
         look is queued in the game's outbox as the prompt's newest state (the press's
         answer says nothing), compare-and-set against the record it was made from, so
         that a prompt a step closed meanwhile is never opened again."""
-        picker = callbacks.picker_action(pressed.code)
+        picker = pressed.picker
         try:
             async with self.steps.game(pressed.game_id, update, lang, saves=False) as g:
                 record = g.record
@@ -229,8 +229,8 @@ class PlayRoom:
                     _check_prompt(record, person, pressed, lang)
                 game = record.game()
                 try:
-                    decision = callbacks.decode_decision(pressed.code, [p.id for p in game.players])
-                except callbacks.BadButton:
+                    decision = codes.decode(pressed.code, [p.id for p in game.players])
+                except codes.BadCode:
                     raise _Refused(_refused(Refusal.NOT_VALID, lang, alert=True)) from None
                 try:
                     events = game.apply(person.id, decision)

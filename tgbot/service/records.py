@@ -7,6 +7,7 @@ from typing import Any
 
 from ..contract.settings import Timing as Timing  # a game keeps its timing in its record
 from ..engine import Game, Variant, game_from_dict
+from ..storage.games import GameTx
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
@@ -125,6 +126,13 @@ class GameRecord:
         if self._built is None or self._built[0] is not self.engine:
             self._built = (self.engine, game_from_dict(self.engine))
         return self._built[1]
+
+    def save_in(self, tx: GameTx, step: bool = True) -> None:
+        """Write the record in `tx`: a step of the game raises its revision (a new record,
+        or a change that is no step, keeps it: buttons stay current)."""
+        if step:
+            self.rev += 1
+        tx.save(self.id, self.to_dict(), self.rev, self.status)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""

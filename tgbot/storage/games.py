@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .commit import Commits
 from .keys import Keys
@@ -21,18 +21,6 @@ FINISHED_TTL_S = DAY_S  # a finished game's record and message ids, after a day
 FINISHED = ("over", "cancelled")  # a game record's statuses once it is finished
 
 
-class Record(Protocol):
-    """What storage needs of a game record: its id, status and revision, and its JSON."""
-
-    id: str
-    status: str
-    rev: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as stored."""
-        ...
-
-
 @dataclass(slots=True, kw_only=True)
 class GameTx(Writes):
     """Everything one transaction of a game writes, said in the game's words."""
@@ -40,18 +28,15 @@ class GameTx(Writes):
     keys: Keys
     game_id: str
 
-    def save(self, record: Record, step: bool = True) -> None:
-        """Write the game's record: a step of the game raises its revision (a new record,
-        or a change that is no step, keeps it); it lives a day once finished, else a week
-        from its last change."""
-        if step:
-            record.rev += 1
-        key = self.keys.game(record.id)
-        self.set_json[key] = record.to_dict()
-        self.expire[key] = FINISHED_TTL_S if record.status in FINISHED else RECORD_TTL_S
+    def save(self, game_id: str, doc: dict[str, Any], revision: int, status: str) -> None:
+        """Write a game's record, `doc`, at `revision`: it lives a day once finished (by
+        its `status`), else a week from its last change."""
+        key = self.keys.game(game_id)
+        self.set_json[key] = doc
+        self.expire[key] = FINISHED_TTL_S if status in FINISHED else RECORD_TTL_S
         # Said in the commit's own script: a page listening on any process hears it.
-        self.publish[self.keys.game_events(record.id)] = dumps(
-            {"game": record.id, "revision": record.rev}
+        self.publish[self.keys.game_events(game_id)] = dumps(
+            {"game": game_id, "revision": revision}
         )
 
     def claim_chat(self, chat_id: int) -> None:
@@ -151,6 +136,16 @@ class Games:
         """A game's record and a person's preferences in one round trip (the record kept
         in `update` for its transaction)."""
         return await self.commits.get_json_and_prefs(self.keys.game(game_id), user_id, update)
+
+    def keep_decoded(self, update: Handling, game_id: str, record: object) -> None:
+        """Keep the service's decoding of the record a read kept for `update`, for the
+        first attempt of the update's transaction on the game (`take_decoded`)."""
+        update.keep_decoded(self.keys.game(game_id), record)
+
+    def take_decoded(self, update: Handling, game_id: str, raw: str | None) -> object:
+        """The decoding `keep_decoded` kept, if `raw` is the very value it was decoded
+        from (the transaction's first attempt), once; else None."""
+        return update.take_decoded(self.keys.game(game_id), raw)
 
     @contextlib.asynccontextmanager
     async def transaction(

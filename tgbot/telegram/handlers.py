@@ -92,7 +92,7 @@ def service_text(catalogs: Catalogs, outcome: UserError | CallbackResult | Said)
     """What the person reads of a service's refusal or result (None: nothing): the one
     place where what the service said becomes words, in the language it resolved."""
     said = outcome.said if isinstance(outcome, UserError | CallbackResult) else outcome
-    return None if said is None else notices.say(catalogs.get(said.lang), said)
+    return None if said is None else notices.said_text(catalogs, said)
 
 
 class ButtonFamily(CallbackQueryHandler[Any, CallbackAnswer | None]):
