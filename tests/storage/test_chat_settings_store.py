@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -12,8 +12,27 @@ from tgbot.storage.clients import open_client
 from tgbot.storage.commit import Duplicate
 from tgbot.storage.keys import Keys, chat_owner
 from tgbot.storage.store import Store
+from tgbot.storage.updates import Handling
 
 GROUP = -100777
+
+Screen = Callable[[dict[str, str]], list[dict[str, object]]]
+
+
+async def change(
+    store: Store,
+    values: Callable[[dict[str, str]], dict[str, str]],
+    update: Handling | None = None,
+    screen: Screen | None = None,
+) -> dict[str, str]:
+    """One change of the group's settings, as the service makes it: from their current
+    values, with what it queues; the settings then."""
+    async with store.prefs.settings_transaction(GROUP, update) as (current, tx):
+        after = {**current, **values(current)}
+        tx.settings(after)
+        for op in screen(after) if screen is not None else []:
+            tx.queue(op)
+    return after
 
 
 @pytest.fixture
@@ -30,7 +49,7 @@ async def test_settings_written_before_they_moved_are_read_until_the_first_chang
     await store.redis.hset(before, mapping={"lang": "en", "turn": "60"})
     assert await store.prefs.chat_settings(GROUP) == {"lang": "en", "turn": "60"}
     # The first change starts from them and moves them: the old hash goes.
-    written = await store.prefs.change_chat_settings(GROUP, lambda _: {"turn": "90"}, None)
+    written = await change(store, lambda _: {"turn": "90"})
     assert written == {"lang": "en", "turn": "90"}
     assert await store.prefs.chat_settings(GROUP) == written
     assert not await store.redis.exists(before)
@@ -51,7 +70,7 @@ async def test_a_change_queues_its_screen_in_the_same_script_once_per_update(
 
     for update_id in (41, 42):
         handling = await store.updates.begin(GROUP, update_id, (1, 10))
-        await store.prefs.change_chat_settings(GROUP, next_turn, handling, screen)
+        await change(store, next_turn, handling, screen)
         await store.updates.end(handling)
     queued = [op for _, op in await store.outboxes.outbox_items(owner)]
     assert [(op["op"], op["message_id"], op["text"]) for op in queued] == [
@@ -64,6 +83,6 @@ async def test_a_change_queues_its_screen_in_the_same_script_once_per_update(
     handling = await store.updates.begin(GROUP, 42, (1, 10))
     assert not handling.applied_before
     with pytest.raises(Duplicate):
-        await store.prefs.change_chat_settings(GROUP, lambda _: {"turn": "30"}, handling, screen)
+        await change(store, lambda _: {"turn": "30"}, handling, screen)
     assert (await store.prefs.chat_settings(GROUP))["turn"] == "120"
     assert len(await store.outboxes.outbox_items(owner)) == 2

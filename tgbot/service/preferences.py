@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 from ..config import Deadlines
 from ..contract.languages import LANGUAGES
@@ -55,6 +54,7 @@ class Preferences:
             await self.store.prefs.chat_settings(chat_id), self.defaults
         )
 
+    @retried
     async def change_setting(
         self, chat_id: int, key: str, update: Handling | None, message_id: int
     ) -> ChatSettings:
@@ -64,18 +64,15 @@ class Preferences:
         (the message `message_id`), queued in the group's outbox as a reply: two presses
         at once both count, and a second delivery of one press raises Duplicate."""
 
-        def change(stored: dict[str, str]) -> dict[str, str]:
-            current = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
-            return {key: next_setting(key, current)}
-
-        def screen(stored: dict[str, str]) -> list[dict[str, Any]]:
-            current = ChatSettings.from_stored(stored, self.defaults)
-            shown = settings_screens.settings_screen(self.catalogs.get(current.language), current)
-            return [screen_edit(chat_id, message_id, shown.text, shown.keyboard).to_op()]
-
-        written = await self.store.prefs.change_chat_settings(chat_id, change, update, screen)
+        async with self.store.prefs.settings_transaction(chat_id, update) as (stored, tx):
+            value = ChatSettings.from_stored(stored, self.defaults).stored_value(key)
+            after = {**stored, key: next_setting(key, value)}
+            tx.settings(after)
+            now = ChatSettings.from_stored(after, self.defaults)
+            shown = settings_screens.settings_screen(self.catalogs.get(now.language), now)
+            tx.queue(screen_edit(chat_id, message_id, shown.text, shown.keyboard).to_op())
         await self.steps.committed(chat_owner(chat_id))
-        return ChatSettings.from_stored(written, self.defaults)
+        return now
 
     async def group_language(self, chat_id: int) -> str:
         """A group's language (Georgian until its admins choose)."""

@@ -3,10 +3,12 @@ group's slot, beside its outbox)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
-from .commit import Commits
+from .commit import Commits, retried
 from .keys import Keys, chat_owner
 from .plan import SEEN_FIELD, Writes, doc_of
 from .updates import Handling
@@ -54,6 +56,22 @@ DM_FIELD = "dm"
 def can_write(prefs: dict[str, str]) -> bool:
     """Whether a person's preferences say the bot may write to them in private."""
     return prefs.get(DM_FIELD) == "1"
+
+
+@dataclass(slots=True, kw_only=True)
+class SettingsTx(Writes):
+    """What one change of a group's settings writes, in the group's words."""
+
+    chat_id: int
+    key: str
+
+    def settings(self, values: dict[str, str]) -> None:
+        """The group's settings after the change, all of them."""
+        self.set_json[self.key] = dict(values)
+
+    def queue(self, op: dict[str, Any]) -> None:
+        """Queue one delivery in the group's outbox, in the same script."""
+        self.send(chat_owner(self.chat_id), op)
 
 
 class Prefs:
@@ -124,41 +142,34 @@ class Prefs:
         raw, before = await pipe.execute()
         return dict(before) if raw is None else settings_of(raw)
 
+    @retried
     async def set_chat_settings(self, chat_id: int, **values: str) -> None:
         """Store some of a group's settings (a group that became a supergroup, tests): no
         update's mark, nothing queued."""
-        await self.change_chat_settings(chat_id, lambda _: dict(values), None)
+        async with self.settings_transaction(chat_id, None) as (current, tx):
+            tx.settings({**current, **values})
 
-    async def change_chat_settings(
-        self,
-        chat_id: int,
-        change: Callable[[dict[str, str]], dict[str, str]],
-        update: Handling | None,
-        queue: Callable[[dict[str, str]], list[dict[str, Any]]] | None = None,
-    ) -> dict[str, str]:
-        """Change a group's settings from their current values, compare-and-set, with the
-        update's mark and what `queue` makes of the new values queued in the group's
-        outbox, in one script on the group's slot; the settings then. Duplicate if the
-        update was applied before."""
+    @contextlib.asynccontextmanager
+    async def settings_transaction(
+        self, chat_id: int, update: Handling | None
+    ) -> AsyncIterator[tuple[dict[str, str], SettingsTx]]:
+        """One attempt at changing a group's settings, as a block: it gives their current
+        values and the transaction to fill (the new values, what the group's outbox
+        queues); leaving it commits them compare-and-set, with the update's mark, in one
+        script on the group's slot. Duplicate if the update was applied before; Stale if
+        the settings changed meanwhile (the caller runs its attempt again: `retried`)."""
         key = self.keys.chat_settings(chat_id)
         before = self.keys.chat_settings_before(chat_id)
-        written: dict[str, str] = {}
-
-        async def build(seen: dict[str, str | None]) -> Writes:
-            raw = seen[key]
-            current = dict(await self.redis.hgetall(before)) if raw is None else settings_of(raw)
-            values = {**current, **change(current)}
-            writes = Writes(set_json={key: dict(values)})
-            if raw is None:
-                writes.delete.append(before)  # moved: read from the new key from now on
-            for op in queue(values) if queue is not None else []:
-                writes.send(chat_owner(chat_id), op)
-            written.clear()
-            written.update(values)
-            return writes
-
-        await self.commits.atomic([key], build, update=update)
-        return written
+        read = await self.commits.read([key], update)
+        raw = read.seen[key]
+        current = dict(await self.redis.hgetall(before)) if raw is None else settings_of(raw)
+        tx = SettingsTx(chat_id=chat_id, key=key)
+        if raw is None:
+            tx.delete.append(before)  # moved: read from the new key from now on
+        yield current, tx
+        if key not in tx.set_json:
+            tx.settings(current)
+        await self.commits.write(read, tx, update)
 
 
 def settings_of(raw: str) -> dict[str, str]:
