@@ -178,7 +178,8 @@ async def test_a_crash_between_scopes_counts_each_scope_once(redis_server_url: s
         # A second game with the same record (another id), whose counting a process began:
         # it listed the game on the group's board, then died before rating it there.
         second = dict(archive, id="zz" + archive["id"][2:])
-        await store.rate_once(group_scope(GROUP), second["id"], second["end"], 10**9, [], None)
+        async with store.rating_round(group_scope(GROUP), second["id"], second["end"], 10**9, []):
+            pass
         history = History(h.store, h.catalogs, _nothing)
         await history.settle(second)  # the retry
         await history.settle(second)  # and one more

@@ -31,6 +31,7 @@ from ..engine import Game
 from ..engine import events as ev
 from ..rendering import history as texts
 from ..rendering.i18n import Catalogs, Translator, pick_language
+from ..storage.commit import retried
 from ..storage.games import GameTx
 from ..storage.history_store import GLOBAL_SCOPE, Rated, group_scope
 from ..storage.keys import chat_owner
@@ -164,9 +165,7 @@ class History:
             return out
 
         for scope in (group_scope(int(archive["chat"])), GLOBAL_SCOPE):
-            await self.records.rate_once(
-                scope, game_id, end_ms, keep_ms, members, rate if counted else None
-            )
+            await self._rate_once(scope, game_id, end_ms, keep_ms, members, rate, counted)
         for pid in humans:
             counts: dict[str, int] = {}
             if counted:
@@ -178,6 +177,23 @@ class History:
                             counts[field] = counts.get(field, 0) + 1
             await self.records.count_person_once(pid, game_id, end_ms, keep_ms, counts)
         log.info("game %s counted (%s)", game_id, "rated" if counted else "fewer than 2 people")
+
+    @retried
+    async def _rate_once(
+        self,
+        scope: str,
+        game_id: str,
+        end_ms: int,
+        keep_ms: int,
+        members: list[str],
+        rate: Callable[[dict[str, Rated | None]], list[tuple[Rated, bool, float]]],
+        counted: bool,
+    ) -> None:
+        """Count a game on a board once: rated from the members' current ratings when it
+        `counted` (two people or more), else only listed there."""
+        async with self.records.rating_round(scope, game_id, end_ms, keep_ms, members) as board:
+            if counted and not board.counted:
+                board.new = rate(board.seen)
 
     # ---- reading ------------------------------------------------------------------------
 

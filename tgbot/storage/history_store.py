@@ -11,16 +11,17 @@ after a crash or a retry changes nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from .commit import MAX_CAS_ATTEMPTS, Conflict
+from .commit import MAX_CAS_ATTEMPTS, Conflict, Stale
 from .keys import Keys
 
 GLOBAL_SCOPE = "all"
@@ -60,6 +61,16 @@ def rated_json(r: Rated) -> str:
     )
 
 
+@dataclass(slots=True)
+class RatingRound:
+    """One attempt at counting a game on a board (`HistoryStore.rating_round`)."""
+
+    counted: bool  # the game is on the board already: nothing is written
+    seen: dict[str, Rated | None] = field(default_factory=dict)  # the members' ratings
+    # What the block sets: (new rating, is AI, conservative score) for each member.
+    new: list[tuple[Rated, bool, float]] = field(default_factory=list)
+
+
 class HistoryStore:
     """Reads and once-per-game writes of records, boards and personal stats."""
 
@@ -79,8 +90,7 @@ class HistoryStore:
         end_ms: int,
         keep_ms: int,
         watch: list[str],
-        write: Callable[[Any, dict[str, Any]], None],
-        read: Callable[[Any], Any] | None = None,
+        write: Callable[[Any], None],
     ) -> bool:
         """Run `write` (queueing commands on a MULTI pipeline) unless `game_id` is already
         in `games_key`; add it there in the same transaction. True if it was written now."""
@@ -90,9 +100,8 @@ class HistoryStore:
                     await pipe.watch(games_key, *watch)
                     if await pipe.zscore(games_key, game_id) is not None:
                         return False
-                    seen = {} if read is None else await read(pipe)
                     pipe.multi()
-                    write(pipe, seen)
+                    write(pipe)
                     pipe.zadd(games_key, {game_id: end_ms})
                     pipe.zremrangebyscore(games_key, "-inf", end_ms - keep_ms)
                     await pipe.execute()
@@ -101,36 +110,36 @@ class HistoryStore:
                     await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
         raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {games_key}")
 
-    async def rate_once(
-        self,
-        scope: str,
-        game_id: str,
-        end_ms: int,
-        keep_ms: int,
-        members: list[str],
-        rate: Callable[[dict[str, Rated | None]], list[tuple[Rated, bool, float]]] | None,
-    ) -> bool:
-        """Count a game on a board once: `rate` gets the members' current ratings and returns
-        (new rating, is AI, conservative score) for each; None just lists the game there."""
+    @contextlib.asynccontextmanager
+    async def rating_round(
+        self, scope: str, game_id: str, end_ms: int, keep_ms: int, members: list[str]
+    ) -> AsyncIterator[RatingRound]:
+        """One attempt at counting a game on a board once, as a block: it gives the members'
+        ratings as they are (read under WATCH) and whether the game is counted there
+        already; leaving it writes the new ratings the block set (none: the game is only
+        listed there) with the game's listing, in one transaction. Raises Stale when the
+        board changed meanwhile: the caller runs its attempt again (`retried`)."""
         keys = self.keys
-        ratings = keys.ratings(scope)
-
-        async def read(pipe: Any) -> dict[str, Any]:
-            if not members:
-                return {}
-            raw = await pipe.hmget(ratings, members)
-            return {m: read_rated(m, r) for m, r in zip(members, raw, strict=True)}
-
-        def write(pipe: Any, seen: dict[str, Any]) -> None:
-            if rate is None:
+        ratings, games_key = keys.ratings(scope), keys.scope_games(scope)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            await pipe.watch(games_key, ratings)
+            board = RatingRound(await pipe.zscore(games_key, game_id) is not None)
+            if members and not board.counted:
+                raw = await pipe.hmget(ratings, members)
+                board.seen = {m: read_rated(m, r) for m, r in zip(members, raw, strict=True)}
+            yield board
+            if board.counted:
                 return
-            for new, ai, score in rate(seen):
+            pipe.multi()
+            for new, ai, score in board.new:
                 pipe.hset(ratings, new.member, rated_json(new))
                 pipe.zadd(keys.ranks(scope, ai), {new.member: score})
-
-        return await self._once(
-            keys.scope_games(scope), game_id, end_ms, keep_ms, [ratings], write, read
-        )
+            pipe.zadd(games_key, {game_id: end_ms})
+            pipe.zremrangebyscore(games_key, "-inf", end_ms - keep_ms)
+            try:
+                await pipe.execute()
+            except WatchError:
+                raise Stale(f"{games_key} changed while the game was counted") from None
 
     async def count_person_once(
         self, user_id: int, game_id: str, end_ms: int, keep_ms: int, counts: dict[str, int]
@@ -138,7 +147,7 @@ class HistoryStore:
         """Add a game's counts to a person's stats once (and list the game as theirs)."""
         person = self.keys.person_stats(user_id)
 
-        def write(pipe: Any, _: dict[str, Any]) -> None:
+        def write(pipe: Any) -> None:
             for name, amount in counts.items():
                 pipe.hincrby(person, name, amount)
 
