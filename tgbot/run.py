@@ -29,7 +29,7 @@ from .bootstrap import Runtime
 from .config import Config
 from .logs import redact_secrets
 from .startup import CONFIG_EXIT, StartupError, listen_socket
-from .telegram.webhook import SERVING, Lifespan, build_webhook_app
+from .telegram.webhook import SERVING, Lifespan, Serving, build_webhook_app
 from .webapp import routes as webapp_routes
 from .webapp.api import SERVICE
 
@@ -71,7 +71,8 @@ def _app(config: Config, lifespan: Lifespan) -> Starlette:
 
 def state_of(runtime: Runtime) -> dict[str, Any]:
     """The app's lifespan state: what every request is served by."""
-    return {SERVING: runtime, SERVICE: runtime.service}
+    serving: Serving = runtime  # checked here: the webhook reads it back untyped
+    return {SERVING: serving, SERVICE: runtime.service}
 
 
 def webhook_app(config: Config, set_webhook: bool = True) -> Starlette:

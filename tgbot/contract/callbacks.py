@@ -26,7 +26,7 @@ What is on the wire stays as it is: open buttons and kept records must keep work
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..engine import Action, codes
 
@@ -106,8 +106,14 @@ class ButtonPress:
     game_id: str
     context: int
     code: str
-    answer: bool = False  # an answer to a claim (`is_answer`)
-    picker: Action | None = None  # the action whose target picker it opens (`picker_action`)
+    # Read off the code once, when the press is made: plain values from then on.
+    answer: bool = field(init=False, compare=False)  # an answer to a claim (`is_answer`)
+    # the action whose target picker it opens (`picker_action`), if any
+    picker: Action | None = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "answer", is_answer(self.code))
+        object.__setattr__(self, "picker", picker_action(self.code))
 
 
 def pack(game_id: str, context: int, code: str) -> str:
@@ -120,10 +126,7 @@ def unpack(data: str | None) -> ButtonPress:
     match = GAME_PATTERN.match(data or "")
     if not match:
         raise BadButton(data)
-    code = match.group(3)
-    return ButtonPress(
-        match.group(1), int(match.group(2)), code, is_answer(code), picker_action(code)
-    )
+    return ButtonPress(match.group(1), int(match.group(2)), match.group(3))
 
 
 # The code of a decision (engine/codes.py, as the kept records write it): targets travel

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contract.settings import Timing as Timing  # a game keeps its timing in its record
 from ..engine import Game, Variant, game_from_dict
-from ..storage.games import GameTx
+
+if TYPE_CHECKING:
+    from ..storage.games import GameTx
 
 LOBBY, PLAYING, OVER, CANCELLED = "lobby", "playing", "over", "cancelled"
 RECORD_SCHEMA = 1
