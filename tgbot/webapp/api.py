@@ -2,7 +2,7 @@
 the game's new revisions (Server-Sent Events), each call signed by Telegram (auth.py).
 
 A second edge beside tgbot/telegram, calling the same service: a decision goes through the
-same press as the chat's button (`GameService.app_decide`), applied once per request id.
+same press as the chat's button (`service.app.app_decide`), applied once per request id.
 The edge's own limits: a body read no further than 4 KB, event streams opened by a
 single-use ticket (no credential in a URL), a few per person and a bounded number per
 process, each ending at a lifetime and when its initData expires.
@@ -211,41 +211,49 @@ def service_of(request: Request) -> GameService:
 def api_routes(config: Config) -> list[BaseRoute]:
     """The API's routes, for the one webhook app (`run._app`); each request calls the
     process's one service (`service_of`)."""
-    limits = StreamLimits(config.webapp_streams_per_person, config.webapp_streams_per_process)
-    lease = PagesLease(limits)
+    return MiniAppApi(config).routes()
 
-    def user_of(init_data: str) -> AppUser:
-        return validate(init_data, config.bot_token, config.webapp_auth_max_age_s, time.time())
 
-    async def counted(service: GameService, person: Person) -> Response | None:
+class MiniAppApi:
+    """The API's handlers, with what the process keeps for them: its limits on event
+    streams and its pages' lease."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.limits = StreamLimits(
+            config.webapp_streams_per_person, config.webapp_streams_per_process
+        )
+        self.lease = PagesLease(self.limits)
+
+    def _user_of(self, init_data: str) -> AppUser:
+        return validate(
+            init_data, self.config.bot_token, self.config.webapp_auth_max_age_s, time.time()
+        )
+
+    async def _counted(self, service: GameService, person: Person) -> Response | None:
         """The 429 when the person calls too fast, counted for the throttle."""
         count = await service.pages.hit(person.id, THROTTLE_WINDOW_S)
-        if count > config.person_updates_per_10s:
+        if count > self.config.person_updates_per_10s:
             return _error(429, "too fast")
         return None
 
-    async def open_call(request: Request) -> tuple[Person, AppUser] | Response:
+    async def _open_call(self, request: Request) -> tuple[Person, AppUser] | Response:
         """The signed user of the `Authorization: tma <initData>` header (or the 401),
         counted for the throttle (or the 429)."""
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
         try:
-            user = user_of(value.strip() if scheme.lower() == "tma" else "")
+            user = self._user_of(value.strip() if scheme.lower() == "tma" else "")
         except AuthError as err:
             return _error(401, str(err))
         person = Person(user.id, user.name, user.language_code)
-        return await counted(service_of(request), person) or (person, user)
+        return await self._counted(service_of(request), person) or (person, user)
 
-    def game_param(request: Request) -> str | None:
-        game = request.query_params.get("game") or None
-        if game is not None and not GAME_ID_SHAPE.fullmatch(game):
-            return ""
-        return game
-
-    async def view(request: Request) -> Response:
-        called = await open_call(request)
+    async def view(self, request: Request) -> Response:
+        """GET view: the game as the signed user may see it (404: no game of theirs)."""
+        called = await self._open_call(request)
         if isinstance(called, Response):
             return called
-        game = game_param(request)
+        game = _game_param(request)
         if game == "":
             return _error(400, "bad game")
         shown = await service_of(request).app.app_view(called[0], game)
@@ -253,10 +261,12 @@ def api_routes(config: Config) -> list[BaseRoute]:
             return _error(404, "no game")
         return JSONResponse(shown)
 
-    async def decide(request: Request) -> Response:
+    async def decide(self, request: Request) -> Response:
+        """POST decide: a decision, applied once per request id (a repeat gets the first
+        answer); refused as the chat's press would be."""
         if _declared_too_large(request):
             return _error(413, "too large")  # before anything is read or checked
-        called = await open_call(request)
+        called = await self._open_call(request)
         if isinstance(called, Response):
             return called
         person = called[0]
@@ -301,21 +311,21 @@ def api_routes(config: Config) -> list[BaseRoute]:
         await pages.keep_answer(person.id, game, request_id, {"status": 200, "body": answer})
         return JSONResponse(answer)
 
-    async def words(request: Request) -> Response:
+    async def words(self, request: Request) -> Response:
         """The page's words in a language (Telegram's language code of the user, unsigned:
         they are the same for everyone), so that it can say an error before any view."""
         lang = pick_language(None, request.query_params.get("lang", "")[:16] or None)
         t = service_of(request).catalogs.get(lang)
         return JSONResponse({"lang": t.language, "texts": page_texts(t)})
 
-    async def ticket(request: Request) -> Response:
+    async def ticket(self, request: Request) -> Response:
         """A single-use ticket for one event stream of the game, so that no initData
         travels in a URL (EventSource cannot send a header)."""
-        called = await open_call(request)
+        called = await self._open_call(request)
         if isinstance(called, Response):
             return called
         person, user = called
-        game = game_param(request)
+        game = _game_param(request)
         if not game:
             return _error(400, "bad game")
         issued = await service_of(request).pages.ticket(person.id, game, user.auth_date)
@@ -323,7 +333,9 @@ def api_routes(config: Config) -> list[BaseRoute]:
             return _error(404, "no game")
         return JSONResponse({"ticket": issued, "expires_in": TICKET_TTL_S})
 
-    async def events(request: Request) -> Response:
+    async def events(self, request: Request) -> Response:
+        """GET events: the game's new revisions as Server-Sent Events, opened with a
+        single-use ticket, until the stream's lifetime or its initData's end."""
         given = request.query_params.get("ticket", "")
         service = service_of(request)
         grant = None
@@ -338,10 +350,10 @@ def api_routes(config: Config) -> list[BaseRoute]:
             return _error(400, "bad after")
         # The stream ends when its initData could no longer open one, or at its lifetime.
         ends_at = min(
-            time.time() + config.webapp_stream_lifetime_s,
-            int(grant["auth_date"]) + config.webapp_auth_max_age_s,
+            time.time() + self.config.webapp_stream_lifetime_s,
+            int(grant["auth_date"]) + self.config.webapp_auth_max_age_s,
         )
-        held = limits.take(int(grant["user"]))
+        held = self.limits.take(int(grant["user"]))
         if held is None:
             retry = {"Retry-After": str(STREAM_RETRY_AFTER_S)}
             return _error(503, "too many streams", retry)
@@ -359,9 +371,9 @@ def api_routes(config: Config) -> list[BaseRoute]:
                     return
                 # Listening first, then reading: a revision committed in between is heard.
                 now, heard = await revision_now(), False
-                await lease.hold(pages.alive)
-                noted_s = config.webapp_stream_lifetime_s + 60  # the longest a stream lives
-                await service.app.page_opened(game, user_id, here, lease.process, noted_s)
+                await self.lease.hold(pages.alive)
+                noted_s = self.config.webapp_stream_lifetime_s + 60  # the longest a stream lives
+                await service.app.page_opened(game, user_id, here, self.lease.process, noted_s)
                 yield ": listening\n\n"
                 while True:
                     # A record saved again without a step (a prompt's deadline starts once
@@ -385,30 +397,43 @@ def api_routes(config: Config) -> list[BaseRoute]:
                     now = got if heard else await revision_now()
 
         async def ended() -> None:
-            lease.released()
-            await service.app.page_closed(game, user_id, here, lease.process)
+            self.lease.released()
+            await service.app.page_closed(game, user_id, here, self.lease.process)
 
-        return _EventStream(stream(), limits, held, ended)
+        return _EventStream(stream(), self.limits, held, ended)
 
-    def guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
-        async def run(request: Request) -> Response:
-            try:
-                response: Response = await handler(request)
-            except Exception as err:
-                if storage_error(err):
-                    log.error("Mini App call failed, storage unavailable: %r", err)
-                    response = _error(503, "unavailable")
-                else:
-                    raise
-            response.headers.update(API_HEADERS)
-            return response
+    def routes(self) -> list[BaseRoute]:
+        """The API's routes, each answer with API_HEADERS and a storage outage as a 503."""
+        return [
+            Route(f"{API}/view", _guarded(self.view), methods=["GET"]),
+            Route(f"{API}/words", _guarded(self.words), methods=["GET"]),
+            Route(f"{API}/decide", _guarded(self.decide), methods=["POST"]),
+            Route(f"{API}/ticket", _guarded(self.ticket), methods=["POST"]),
+            Route(f"{API}/events", _guarded(self.events), methods=["GET"]),
+        ]
 
-        return run
 
-    return [
-        Route(f"{API}/view", guarded(view), methods=["GET"]),
-        Route(f"{API}/words", guarded(words), methods=["GET"]),
-        Route(f"{API}/decide", guarded(decide), methods=["POST"]),
-        Route(f"{API}/ticket", guarded(ticket), methods=["POST"]),
-        Route(f"{API}/events", guarded(events), methods=["GET"]),
-    ]
+def _game_param(request: Request) -> str | None:
+    """The `game` query parameter: None when absent, "" when it is no game id."""
+    game = request.query_params.get("game") or None
+    if game is not None and not GAME_ID_SHAPE.fullmatch(game):
+        return ""
+    return game
+
+
+def _guarded(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
+    """A handler whose answers carry API_HEADERS, a storage outage answered 503."""
+
+    async def run(request: Request) -> Response:
+        try:
+            response: Response = await handler(request)
+        except Exception as err:
+            if storage_error(err):
+                log.error("Mini App call failed, storage unavailable: %r", err)
+                response = _error(503, "unavailable")
+            else:
+                raise
+        response.headers.update(API_HEADERS)
+        return response
+
+    return run
