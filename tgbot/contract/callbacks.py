@@ -26,6 +26,7 @@ What is on the wire stays as it is: open buttons and kept records must keep work
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..engine import Action, codes
@@ -90,6 +91,8 @@ ANSWER_HEADS = frozenset("CPB")  # Challenge, Pass, Block as ...: answers to a c
 PICK_PREFIX = "t"  # "t" + action code: show targets; "tb": back to the actions
 BACK = "tb"
 _PICKER_ACTION = {code: action for action, code in codes.ACTION_CODES.items()}
+# The code of the button that opens an action's target picker ("t" and its letter).
+PICKER_CODES = {action: PICK_PREFIX + code for action, code in codes.ACTION_CODES.items()}
 
 # At most 16 + 1 + 9 + 1 + 8 = 35 bytes, well within MAX_DATA_BYTES.
 GAME_PATTERN = re.compile(r"^([a-z0-9]{6,16})\.(\d{1,9})\.([A-Za-z0-9]{1,8})$")
@@ -121,6 +124,11 @@ def pack(game_id: str, context: int, code: str) -> str:
     return f"{game_id}.{context}.{code}"
 
 
+def pack_all(game_id: str, context: int, codes: Iterable[str]) -> list[str]:
+    """The data strings of a keyboard's buttons, which share a game and a context."""
+    return [pack(game_id, context, code) for code in codes]
+
+
 def unpack(data: str | None) -> ButtonPress:
     """Parse a game's button data, or raise BadButton."""
     match = GAME_PATTERN.match(data or "")
@@ -141,7 +149,7 @@ def is_answer(code: str) -> bool:
 
 def picker_code(action: Action) -> str:
     """The code of a button that opens the target picker for an action."""
-    return PICK_PREFIX + codes.ACTION_CODES[action]
+    return PICKER_CODES[action]
 
 
 def picker_action(code: str) -> Action | None:

@@ -17,7 +17,7 @@ record stored before this module existed reads the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .cards import CARDS_PER_PLAYER, MAX_PLAYERS, Action, Character
 from .decisions import (
@@ -80,6 +80,11 @@ def encode(decision: Decision, seats: list[int]) -> str:
         return _encode(decision, seats)
     except KeyError:  # an action or a character that is not one
         raise BadCode(f"no code for {decision!r}") from None
+
+
+def encode_all(decisions: Iterable[Decision], seats: list[int]) -> list[str]:
+    """The codes of some decisions (a keyboard's), in order."""
+    return [encode(d, seats) for d in decisions]
 
 
 def _encode(decision: Decision, seats: list[int]) -> str:

@@ -14,6 +14,7 @@ from ..engine import (
     Decision,
     PlayerView,
     TakeAction,
+    codes,
 )
 from .forms import Case, action_in
 from .i18n import Translator
@@ -79,27 +80,25 @@ class Asking:
 
     def button(self, text: str, code: str) -> Button:
         """A button of this prompt."""
-        return {"text": text, "data": callbacks.pack(self.game_id, self.context, code)}
+        return self.buttons([text], [code])[0]
+
+    def buttons(self, texts: Sequence[str], button_codes: Sequence[str]) -> list[Button]:
+        """Buttons of this prompt, their data made for the whole keyboard at once."""
+        data = callbacks.pack_all(self.game_id, self.context, button_codes)
+        return [{"text": text, "data": d} for text, d in zip(texts, data, strict=True)]
 
     def decision_buttons(self, decisions: Sequence[Decision]) -> list[Button]:
         """One button per decision."""
         seats = [p.id for p in self.view.seats]
-        return [
-            self.button(decision_label(self.t, d, self.names), callbacks.encode_decision(d, seats))
-            for d in decisions
-        ]
+        labels = [decision_label(self.t, d, self.names) for d in decisions]
+        return self.buttons(labels, codes.encode_all(decisions, seats))
 
     def target_buttons(self, decisions: Sequence[TakeAction]) -> Keyboard:
         """One button per target, each with that player's coins and face-down cards; two
         to a row while they are short enough, else one each (a long name is cut)."""
         seats = [p.id for p in self.view.seats]
-        items = [
-            self.button(
-                target_label(self.t, d, self.player_id, self.names, self.view),
-                callbacks.encode_decision(d, seats),
-            )
-            for d in decisions
-        ]
+        labels = [target_label(self.t, d, self.player_id, self.names, self.view) for d in decisions]
+        items = self.buttons(labels, codes.encode_all(decisions, seats))
         # Held to the keep pairs' measure: wider labels cannot share a phone's row.
         wide = any(len(b["text"]) > KEEP_SHARED_ROW_CHARS for b in items)
         return rows_of(items, 1 if wide else 2)
@@ -149,21 +148,21 @@ def turn_screen(a: Asking) -> Screen:
         forced = forced_coup_question(t)
         coups = [d for d in legal if isinstance(d, TakeAction)]
         return Screen(a.under_hand(forced), a.target_buttons(coups))
-    items: list[Button] = []
-    wide: list[Button] = []  # long labels (Foreign Aid) get a row of their own
-    codes: set[str] = set()  # targeted actions appear once, as a button to their picker
     seats = [p.id for p in a.view.seats]
     table = VARIANT_ACTIONS[a.view.variant]
+    actions: list[TakeAction] = []
     for d in legal:
         assert isinstance(d, TakeAction)
-        if table[d.action].targeted:
-            code = callbacks.picker_code(d.action)
-        else:
-            code = callbacks.encode_decision(d, seats)
-        if code not in codes:
-            codes.add(code)
-            button = a.button(ACTION_BUTTONS[d.action](t), code)
-            (wide if d.action in WIDE_ACTIONS else items).append(button)
+        actions.append(d)
+    untargeted = [d for d in actions if not table[d.action].targeted]
+    coded = dict(zip(untargeted, codes.encode_all(untargeted, seats), strict=True))
+    # Targeted actions appear once, as a button to their picker.
+    shown: dict[str, Action] = {}
+    for d in actions:
+        shown.setdefault(coded.get(d) or callbacks.PICKER_CODES[d.action], d.action)
+    buttons = a.buttons([ACTION_BUTTONS[x](t) for x in shown.values()], list(shown))
+    items = [b for b, x in zip(buttons, shown.values(), strict=True) if x not in WIDE_ACTIONS]
+    wide = [b for b, x in zip(buttons, shown.values(), strict=True) if x in WIDE_ACTIONS]
     name = a.names.get(a.player_id, "")
     text = a.under_hand(t.gettext("▶️ Your move, {name}.").format(name=name))
     return Screen(text, rows_of(items) + [[b] for b in wide])
