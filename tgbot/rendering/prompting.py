@@ -161,6 +161,7 @@ def turn_screen(a: Asking) -> Screen:
     for d in actions:
         shown.setdefault(coded.get(d) or callbacks.PICKER_CODES[d.action], d.action)
     buttons = a.buttons([ACTION_BUTTONS[x](t) for x in shown.values()], list(shown))
+    # Long labels (Foreign Aid) get a row of their own.
     items = [b for b, x in zip(buttons, shown.values(), strict=True) if x not in WIDE_ACTIONS]
     wide = [b for b, x in zip(buttons, shown.values(), strict=True) if x in WIDE_ACTIONS]
     name = a.names.get(a.player_id, "")
