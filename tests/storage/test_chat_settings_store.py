@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
 
 from tgbot.contract.plan import screen_edit
-from tgbot.storage.clients import open_client
 from tgbot.storage.commit import Duplicate
-from tgbot.storage.keys import Keys, chat_owner
+from tgbot.storage.keys import chat_owner
 from tgbot.storage.store import Store
 from tgbot.storage.updates import Handling
 
@@ -33,13 +31,6 @@ async def change(
         for op in screen(after) if screen is not None else []:
             tx.queue(op)
     return after
-
-
-@pytest.fixture
-async def store(any_redis_url: str) -> AsyncIterator[Store]:
-    redis = await open_client(any_redis_url)
-    yield Store(redis, Keys(f"s{uuid.uuid4().hex[:8]}"))
-    await redis.aclose()
 
 
 async def test_settings_written_before_they_moved_are_read_until_the_first_change(

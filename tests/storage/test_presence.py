@@ -5,23 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
-from collections.abc import AsyncIterator
 
-import pytest
-
-from tgbot.storage.clients import open_client
-from tgbot.storage.keys import Keys
 from tgbot.storage.store import Store
 
 GAME = "presence01"
-
-
-@pytest.fixture
-async def store(any_redis_url: str) -> AsyncIterator[Store]:
-    redis = await open_client(any_redis_url)
-    yield Store(redis, Keys(f"s{uuid.uuid4().hex[:8]}"))
-    await redis.aclose()
 
 
 async def test_a_page_counts_while_its_process_holds_the_lease_and_until_it_closes(

@@ -5,26 +5,13 @@ out of date raises Stale, and the caller's operation is run again whole (`retrie
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncIterator
 
-import pytest
-
-from tgbot.storage.clients import open_client
 from tgbot.storage.commit import retried
 from tgbot.storage.history_store import Rated
-from tgbot.storage.keys import Keys
 from tgbot.storage.store import Store
 
 GROUP = -100778
 SCOPE = "c:-100778"
-
-
-@pytest.fixture
-async def store(any_redis_url: str) -> AsyncIterator[Store]:
-    redis = await open_client(any_redis_url)
-    yield Store(redis, Keys(f"r{uuid.uuid4().hex[:8]}"))
-    await redis.aclose()
 
 
 async def test_two_changes_of_a_groups_settings_at_once_both_count(store: Store) -> None:

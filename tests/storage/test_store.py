@@ -5,27 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.store_probe import admit_chat, deadline_of
 from tgbot.contract.plan import Edit
-from tgbot.storage.clients import open_client
 from tgbot.storage.commit import Duplicate, Stale
-from tgbot.storage.keys import Keys
 from tgbot.storage.outbox import LANE_HEAD, ROUTE_BATCH
 from tgbot.storage.plan import SEEN_KEPT, Writes
 from tgbot.storage.store import Store
 from tgbot.telegram.lanes import Pending, from_lane
-
-
-@pytest.fixture
-async def store(any_redis_url: str) -> AsyncIterator[Store]:
-    redis = await open_client(any_redis_url)
-    yield Store(redis, Keys(f"s{uuid.uuid4().hex[:8]}"))
-    await redis.aclose()
 
 
 async def test_compare_and_set_serialises_concurrent_writers(store: Store) -> None:
