@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Awaiting, Character, Decision
+from ..engine import Character, Decision
 from ..engine import events as ev
 
 # A message of the game's own that is no turn's (the news of a game closed between turns).
@@ -147,8 +147,6 @@ class StepOutcome:
     and close, and the state of the group's turn message."""
 
     table: Table
-    waiting: Awaiting  # who must decide after the step, and what kind of decision
-    over: bool  # a winner is known
     context: int  # the engine version at which the awaited decision is offered
     same_context: bool  # only passes, the window still open: the same decision
     deadline_ms: int | None

@@ -198,7 +198,7 @@ class StepPlanner:
             elif e.recipient is None and not isinstance(e, ev.ResponsePassed):
                 told.append(e)
         riders = self._riders(t, table, public, newest)
-        if outcome.over:
+        if public.winner is not None:
             self._game_over(plan, outcome, public, turn_ref, legacy, told, bluffs, riders)
             return
         self._turn_now(plan, outcome, t, public, turn_ref, turns, legacy, told, riders)
@@ -237,7 +237,7 @@ class StepPlanner:
         table = outcome.table
         names = dict(table.names)
         story = self._story(t, table, legacy, told)
-        waiting = outcome.waiting
+        waiting = public.awaiting
         kb: ui.Keyboard | None = None
         question = ""
         if outcome.answer_options:

@@ -137,8 +137,6 @@ def advance(record: GameRecord, game: Game, events: list[ev.Event], now_ms: int)
             del prompts[uid]
     return StepOutcome(
         table=table,
-        waiting=waiting,
-        over=over,
         context=context,
         same_context=same_context,
         deadline_ms=deadline_ms,
