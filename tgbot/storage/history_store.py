@@ -10,18 +10,16 @@ after a crash or a retry changes nothing.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from .commit import MAX_CAS_ATTEMPTS, Conflict, Stale
+from .commit import Stale, retried
 from .keys import Keys
 
 GLOBAL_SCOPE = "all"
@@ -83,32 +81,17 @@ class HistoryStore:
         raw = await self.redis.get(self.keys.archive(game_id))
         return None if raw is None else json.loads(raw)
 
-    async def _once(
-        self,
-        games_key: str,
-        game_id: str,
-        end_ms: int,
-        keep_ms: int,
-        watch: list[str],
-        write: Callable[[Any], None],
-    ) -> bool:
-        """Run `write` (queueing commands on a MULTI pipeline) unless `game_id` is already
-        in `games_key`; add it there in the same transaction. True if it was written now."""
-        for attempt in range(MAX_CAS_ATTEMPTS):
-            async with self.redis.pipeline(transaction=True) as pipe:
-                try:
-                    await pipe.watch(games_key, *watch)
-                    if await pipe.zscore(games_key, game_id) is not None:
-                        return False
-                    pipe.multi()
-                    write(pipe)
-                    pipe.zadd(games_key, {game_id: end_ms})
-                    pipe.zremrangebyscore(games_key, "-inf", end_ms - keep_ms)
-                    await pipe.execute()
-                    return True
-                except WatchError:
-                    await asyncio.sleep(random.uniform(0, 0.002) * min(attempt, 10))
-        raise Conflict(f"gave up after {MAX_CAS_ATTEMPTS} conflicting attempts on {games_key}")
+    @staticmethod
+    async def _listed(pipe: Any, games_key: str, game_id: str, end_ms: int, keep_ms: int) -> None:
+        """List the game in `games_key`'s scope (forgetting those older than `keep_ms`) with
+        what `pipe` queued since MULTI, all in one transaction; Stale if what it watched
+        changed meanwhile (the caller's attempt runs again: `retried`)."""
+        pipe.zadd(games_key, {game_id: end_ms})
+        pipe.zremrangebyscore(games_key, "-inf", end_ms - keep_ms)
+        try:
+            await pipe.execute()
+        except WatchError:
+            raise Stale(f"{games_key} changed while a game was counted there") from None
 
     @contextlib.asynccontextmanager
     async def rating_round(
@@ -134,26 +117,24 @@ class HistoryStore:
             for new, ai, score in board.new:
                 pipe.hset(ratings, new.member, rated_json(new))
                 pipe.zadd(keys.ranks(scope, ai), {new.member: score})
-            pipe.zadd(games_key, {game_id: end_ms})
-            pipe.zremrangebyscore(games_key, "-inf", end_ms - keep_ms)
-            try:
-                await pipe.execute()
-            except WatchError:
-                raise Stale(f"{games_key} changed while the game was counted") from None
+            await self._listed(pipe, games_key, game_id, end_ms, keep_ms)
 
+    @retried
     async def count_person_once(
         self, user_id: int, game_id: str, end_ms: int, keep_ms: int, counts: dict[str, int]
     ) -> bool:
-        """Add a game's counts to a person's stats once (and list the game as theirs)."""
-        person = self.keys.person_stats(user_id)
-
-        def write(pipe: Any) -> None:
+        """Add a game's counts to a person's stats once (and list the game as theirs); True
+        if they were added now."""
+        games_key = self.keys.person_games(user_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            await pipe.watch(games_key)
+            if await pipe.zscore(games_key, game_id) is not None:
+                return False
+            pipe.multi()
             for name, amount in counts.items():
-                pipe.hincrby(person, name, amount)
-
-        return await self._once(
-            self.keys.person_games(user_id), game_id, end_ms, keep_ms, [], write
-        )
+                pipe.hincrby(self.keys.person_stats(user_id), name, amount)
+            await self._listed(pipe, games_key, game_id, end_ms, keep_ms)
+            return True
 
     async def board(self, scope: str, ai: bool, n: int) -> list[Rated]:
         """The n best members of a board, best first."""
