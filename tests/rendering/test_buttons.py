@@ -39,7 +39,7 @@ def test_buttons_and_records_share_one_code() -> None:
 
 
 def test_lobby_and_picker_codes_are_no_decision() -> None:
-    pickers = [buttons.picker_code(a) for a in Action]
+    pickers = [buttons.PICKER_CODES[a] for a in Action]
     for code in [*buttons.LOBBY_CODES, *pickers, buttons.BACK]:
         with pytest.raises(codes.BadCode):
             codes.decode(code, [1, 2])
@@ -48,7 +48,7 @@ def test_lobby_and_picker_codes_are_no_decision() -> None:
 
 
 def test_a_press_is_parsed_once_into_what_it_opens_or_answers() -> None:
-    picker = buttons.unpack(buttons.pack("abcdef", 3, buttons.picker_code(Action.COUP)))
+    picker = buttons.unpack(buttons.pack("abcdef", 3, buttons.PICKER_CODES[Action.COUP]))
     assert (picker.picker, picker.answer) == (Action.COUP, False)
     back = buttons.unpack(buttons.pack("abcdef", 3, buttons.BACK))
     assert (back.picker, back.answer) == (None, False)

@@ -147,11 +147,6 @@ def is_answer(code: str) -> bool:
     return bool(code) and code[0] in ANSWER_HEADS
 
 
-def picker_code(action: Action) -> str:
-    """The code of a button that opens the target picker for an action."""
-    return PICKER_CODES[action]
-
-
 def picker_action(code: str) -> Action | None:
     """The action whose target picker a code opens, if it is such a code."""
     if len(code) == 2 and code[0] == PICK_PREFIX and code != BACK:

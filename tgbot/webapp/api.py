@@ -145,24 +145,22 @@ class PagesLease:
     def __init__(self, limits: StreamLimits) -> None:
         self.process = secrets.token_hex(8)
         self._limits = limits
-        self._renew: Callable[[str, int], Awaitable[None]] | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
     async def hold(self, renew: Callable[[str, int], Awaitable[None]]) -> None:
         """A stream opened: the lease is fresh (or renewed now, with `renew`), and kept
         while any is."""
-        self._renew = renew
         if self._task is None or self._task.done():
             await renew(self.process, PAGES_LEASE_MS)
-            self._task = asyncio.create_task(self._keep())
+            self._task = asyncio.create_task(self._keep(renew))
 
     def released(self) -> None:
         """A stream ended: with none left, the keeper stops now (not a renewal later)."""
         if self._limits.count == 0:
             self._wake.set()
 
-    async def _keep(self) -> None:
+    async def _keep(self, renew: Callable[[str, int], Awaitable[None]]) -> None:
         while self._limits.count > 0:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
@@ -170,8 +168,7 @@ class PagesLease:
             if self._limits.count == 0:
                 return
             try:
-                assert self._renew is not None
-                await self._renew(self.process, PAGES_LEASE_MS)
+                await renew(self.process, PAGES_LEASE_MS)
             except Exception as err:  # tried again in PAGES_RENEW_S, well within the lease
                 log.warning("the pages' lease not renewed: %r", err)
 
