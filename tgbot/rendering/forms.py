@@ -86,9 +86,10 @@ def action_in(t: Translator, action: Action, case: Case) -> str:
 def ordinal(t: Translator, n: int) -> str:
     """A number as an ordinal ("the 21st turn"), in the written form the language takes.
 
-    Georgian writes three: 1 has its own ("1-ლი"); a number said in one word (2 to 20, the
-    scores 40, 60 and 80, the hundreds) takes a prefix ("მე-3"); any other a suffix ("21-ე",
-    "30-ე", since 30 is said "twenty and ten"). English keeps the plain number.
+    Georgian writes three: 1 has its own; a number said in one word (2 to 20, the scores
+    40, 60 and 80, the hundreds) takes a prefix; any other a suffix (30 too, since it is
+    said "twenty and ten"). The forms are the Georgian catalogue's "ordinal of" entries.
+    English keeps the plain number.
     """
     if n == 1:
         form = t.pgettext("ordinal of 1", "{n}")

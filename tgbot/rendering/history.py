@@ -216,8 +216,8 @@ def bluff_summary(
     for player, character, turn, true in claims:
         mark = "✅" if true else "❌"
         by_player.setdefault(player, []).append(
-            # TRANSLATORS: {turn} is the turn's number as an ordinal (the "ordinal of"
-            # entries write it: "მე-3", "21-ე").
+            # TRANSLATORS: {turn} is the turn's number as an ordinal, written as the
+            # "ordinal of" entries say.
             t.gettext("{mark} {character} (turn {turn})").format(
                 mark=mark, character=character_name(t, character), turn=ordinal(t, turn)
             )
